@@ -1,0 +1,26 @@
+#pragma once
+
+// NumPy `.npy` files (format versions 1.0, 2.0 and 3.0), read into and written from tensors.
+//
+// Supported: little-endian (or byte-order-free) arrays in C order of bool, int8, uint8, int16,
+// int32, int64, float16, float32 and float64. Anything else (Fortran order, big-endian data,
+// object or structured dtypes, truncated data) is an `InvalidData` error that says what it met.
+
+#include <string>
+
+#include "etkit/core/host_tensor.h"
+#include "etkit/core/result.h"
+
+namespace etkit {
+
+/// Parses a whole `.npy` file held in memory.
+Result<HostTensor> parse_npy(std::span<const uint8_t> bytes);
+/// Reads `path`. Errors: `AccessFailed`, `InvalidData`.
+Result<HostTensor> read_npy(const std::string& path);
+/// Serializes `t` (any dim order; written in C order) as a version 1.0 `.npy`. Errors:
+/// `NotSupported` for dtypes NumPy cannot name.
+Result<std::vector<uint8_t>> encode_npy(const Tensor& t);
+/// Writes `t` to `path` through a temporary file renamed into place. Errors: `AccessFailed`.
+Error write_npy(const std::string& path, const Tensor& t);
+
+}  // namespace etkit

@@ -1,0 +1,1 @@
+// placeholder while the loader is written
