@@ -1,1 +1,3 @@
-set(ETKIT_HOST_TEST_SOURCES)
+# Unit tests of libcore's host-side utilities (.npy, .ptd, .bpte).
+set(ETKIT_HOST_TEST_SOURCES
+  ${CMAKE_CURRENT_LIST_DIR}/npy_test.cpp)
