@@ -24,7 +24,7 @@ Result<FileDataLoader> FileDataLoader::open(const std::string& path) {
   }
   if (S_ISDIR(st.st_mode)) {
     ::close(fd);
-    return Error(ErrorCode::InvalidArgument, "is a directory");
+    return Error(ErrorCode::AccessFailed, "is a directory, not a file");
   }
   const size_t size = static_cast<size_t>(st.st_size);
   if (size == 0) {

@@ -82,9 +82,10 @@ const fb::ExecutionPlan* find_plan(const Program& program, std::string_view name
   return nullptr;
 }
 
+// Mirrors Loader::alloc, which takes at least one element.
 template <typename T>
 size_t array_bytes(size_t n) {
-  return n * sizeof(T) + kAllocSlack;
+  return (n == 0 ? 1 : n) * sizeof(T) + kAllocSlack;
 }
 
 // Upper bound of what `Loader` takes from the method allocator; kept next to it on purpose.
@@ -118,7 +119,7 @@ size_t estimate_method_bytes(const fb::ExecutionPlan* plan) {
   total += array_bytes<std::string_view>(num_ops) + array_bytes<KernelFn>(num_ops);
   if (plan->operators() != nullptr) {
     for (const fb::Operator* op : *plan->operators()) {
-      total += fb_string(op->name()).size() + fb_string(op->overload()).size() + 2 + kAllocSlack;
+      total += array_bytes<char>(fb_string(op->name()).size() + fb_string(op->overload()).size() + 2);
     }
   }
   const uint32_t num_delegates = plan->delegates() == nullptr ? 0 : plan->delegates()->size();
@@ -143,34 +144,6 @@ size_t estimate_method_bytes(const fb::ExecutionPlan* plan) {
     }
   }
   return total;
-}
-
-// Copies `src` into `dst` element by element through both tensors' strides (same dtype and
-// sizes), so inputs in any dim order land in the program's layout.
-void copy_strided(const Tensor& src, Tensor& dst) {
-  const size_t es = src.element_size();
-  const int rank = src.dim();
-  if (src.numel() == 0) return;
-  if (std::memcmp(src.dim_order().data(), dst.dim_order().data(), static_cast<size_t>(rank)) == 0) {
-    std::memcpy(dst.data(), src.data(), src.nbytes());
-    return;
-  }
-  int64_t index[kMaxRank] = {};
-  const auto* in = static_cast<const uint8_t*>(src.data());
-  auto* out = static_cast<uint8_t*>(dst.data());
-  for (int64_t n = 0; n < src.numel(); ++n) {
-    int64_t so = 0;
-    int64_t d_off = 0;
-    for (int d = 0; d < rank; ++d) {
-      so += index[d] * src.stride(d);
-      d_off += index[d] * dst.stride(d);
-    }
-    std::memcpy(out + static_cast<size_t>(d_off) * es, in + static_cast<size_t>(so) * es, es);
-    for (int d = rank - 1; d >= 0; --d) {
-      if (++index[d] < src.size(d)) break;
-      index[d] = 0;
-    }
-  }
 }
 
 bool values_equal_double(double program, double given) {
@@ -632,13 +605,21 @@ Error Method::set_input(size_t i, const EValue& value) {
       return Error(ErrorCode::InvalidArgument, "input %zu must have rank %d, got %d", i,
                    dst.dim(), src.dim());
     }
+    if (dst.dynamism() == ShapeDynamism::Static &&
+        !std::equal(src.sizes().begin(), src.sizes().end(), dst.sizes().begin())) {
+      char want[96];
+      char got[96];
+      return Error(ErrorCode::InvalidArgument, "input %zu must have sizes %s, got %s", i,
+                   format_sizes(dst.sizes(), want, sizeof(want)),
+                   format_sizes(src.sizes(), got, sizeof(got)));
+    }
     Error e = dst.resize(src.sizes());
     if (!e.ok()) return e.with_context("input %zu", i);
     if (state_->owns_memory[idx]) {
       if (src.numel() > 0 && src.data() == nullptr) {
         return Error(ErrorCode::InvalidArgument, "input %zu has no data", i);
       }
-      if (src.data() != dst.data()) copy_strided(src, dst);
+      if (src.data() != dst.data()) copy_tensor_data(src, dst);
       return Error();
     }
     if (!std::equal(src.dim_order().begin(), src.dim_order().end(), dst.dim_order().begin())) {
@@ -686,7 +667,7 @@ Error Method::set_output_data(size_t i, void* data, size_t bytes) {
                  i);
   }
   Tensor& t = slot.to_tensor();
-  if (bytes < t.capacity_bytes() && bytes < t.nbytes()) {
+  if (bytes < t.nbytes()) {
     return Error(ErrorCode::InvalidArgument, "output %zu needs %zu bytes, got %zu", i, t.nbytes(),
                  bytes);
   }
@@ -765,7 +746,9 @@ Error Method::execute() {
           break;
         }
         case InstrKind::Free:
-          s.values[ins.a].to_tensor().set_data(nullptr, 0);
+          // Planned and constant memory belongs to the plan and stays bound (ExecuTorch emits
+          // FreeCall only for unbounded dynamic tensors); caller-bound memory is released.
+          if (!s.owns_memory[ins.a]) s.values[ins.a].to_tensor().set_data(nullptr, 0);
           ++pc;
           break;
       }

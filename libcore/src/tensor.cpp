@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 
 namespace etkit {
 
@@ -98,6 +99,32 @@ const char* format_sizes(std::span<const int32_t> sizes, char* out, size_t out_s
   }
   put("]");
   return out;
+}
+
+void copy_tensor_data(const Tensor& src, Tensor& dst) {
+  const size_t es = src.element_size();
+  const int rank = src.dim();
+  if (src.numel() == 0) return;
+  if (std::equal(src.dim_order().begin(), src.dim_order().end(), dst.dim_order().begin())) {
+    std::memcpy(dst.data(), src.data(), src.nbytes());
+    return;
+  }
+  int64_t index[kMaxRank] = {};
+  const auto* in = static_cast<const uint8_t*>(src.data());
+  auto* out = static_cast<uint8_t*>(dst.data());
+  for (int64_t n = 0; n < src.numel(); ++n) {
+    int64_t from = 0;
+    int64_t to = 0;
+    for (int d = 0; d < rank; ++d) {
+      from += index[d] * src.stride(d);
+      to += index[d] * dst.stride(d);
+    }
+    std::memcpy(out + static_cast<size_t>(to) * es, in + static_cast<size_t>(from) * es, es);
+    for (int d = rank - 1; d >= 0; --d) {
+      if (++index[d] < src.size(d)) break;
+      index[d] = 0;
+    }
+  }
 }
 
 }  // namespace etkit

@@ -26,8 +26,8 @@ class DataLoader {
 /// A file mapped read-only into memory. Movable, not copyable; unmaps on destruction.
 class FileDataLoader final : public DataLoader {
  public:
-  /// Maps `path`. Errors: `AccessFailed` (cannot open or map; the message says why, e.g. "no such
-  /// file"), `InvalidArgument` for a directory.
+  /// Maps `path`. Errors: `AccessFailed` (cannot open or map, or a directory; the message says
+  /// why, e.g. "no such file").
   static Result<FileDataLoader> open(const std::string& path);
 
   FileDataLoader(FileDataLoader&& other) noexcept;

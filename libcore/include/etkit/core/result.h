@@ -50,10 +50,31 @@ class [[nodiscard]] Result {
       new (&error_) Error(other.error_);
     }
   }
-  Result& operator=(Result other) = delete;
-  ~Result() {
-    if (has_value_) value_.~T();
+  Result& operator=(Result&& other) noexcept(std::is_nothrow_move_constructible_v<T>) {
+    if (this != &other) {
+      destroy();
+      has_value_ = other.has_value_;
+      if (has_value_) {
+        new (&value_) T(std::move(other.value_));
+      } else {
+        new (&error_) Error(other.error_);
+      }
+    }
+    return *this;
   }
+  Result& operator=(const Result& other) {
+    if (this != &other) {
+      destroy();
+      has_value_ = other.has_value_;
+      if (has_value_) {
+        new (&value_) T(other.value_);
+      } else {
+        new (&error_) Error(other.error_);
+      }
+    }
+    return *this;
+  }
+  ~Result() { destroy(); }
 
   bool ok() const { return has_value_; }
   /// The error; success if this result holds a value.
@@ -69,6 +90,9 @@ class [[nodiscard]] Result {
   const T& operator*() const& { return value_; }
 
  private:
+  void destroy() {
+    if (has_value_) value_.~T();
+  }
   bool has_value_;
   union {
     T value_;

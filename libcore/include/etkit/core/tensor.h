@@ -101,3 +101,11 @@ class Tensor {
 const char* format_sizes(std::span<const int32_t> sizes, char* out, size_t out_size);
 
 }  // namespace etkit
+
+namespace etkit {
+
+/// Copies the elements of `src` into `dst`, which has the same dtype and sizes but may have
+/// another dim order (each element lands at its logical index).
+void copy_tensor_data(const Tensor& src, Tensor& dst);
+
+}  // namespace etkit
