@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Installs what etkit needs to build and test, from Debian 12 packages (run as root).
+# Google Benchmark (libbenchmark-dev) is only needed for -DETKIT_BUILD_BENCH=ON.
+set -euo pipefail
+packages=(
+  cmake g++ make
+  flatbuffers-compiler libflatbuffers-dev   # .pte/.bpte/.ptd schemas -> C++ headers
+  libcli11-dev                              # command-line parsing in tools
+  nlohmann-json3-dev                        # JSON output in tools
+  libre2-dev                                # event filters (tracing)
+  doctest-dev                               # unit tests
+)
+if [ "${1:-}" = "--bench" ]; then packages+=(libbenchmark-dev); fi
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then exit 0; fi
+if [ "$(id -u)" != 0 ]; then
+  echo "install-deps: missing packages: ${missing[*]} (run as root, or install them)" >&2
+  exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

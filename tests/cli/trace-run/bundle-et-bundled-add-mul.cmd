@@ -1,0 +1,1 @@
+trace-run $FIXTURES/bpte/et-bundled-add-mul.bpte

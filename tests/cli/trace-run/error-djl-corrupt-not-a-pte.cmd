@@ -1,0 +1,1 @@
+trace-run $FIXTURES/pte/djl-corrupt-not-a-pte.pte

@@ -1,0 +1,1 @@
+trace-run $FIXTURES/pte/np-xnnpack-add.pte

@@ -1,0 +1,1 @@
+trace-run $FIXTURES/pte/rs-datamap-external.pte --ptd $FIXTURES/pte/et-add.pte

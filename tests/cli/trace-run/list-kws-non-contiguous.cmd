@@ -1,0 +1,1 @@
+trace-run $FIXTURES/pte/et-arduino-kws-cortexm.pte --list

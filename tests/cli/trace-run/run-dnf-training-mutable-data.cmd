@@ -1,0 +1,1 @@
+trace-run $FIXTURES/pte/dnf-training-mutable-data.pte

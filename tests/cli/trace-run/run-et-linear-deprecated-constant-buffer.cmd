@@ -1,0 +1,1 @@
+trace-run $FIXTURES/pte/et-linear-deprecated-constant-buffer.pte

@@ -1,0 +1,1 @@
+trace-run $FIXTURES/pte/np-const-methods.pte --method get_tensor

@@ -1,0 +1,1 @@
+trace-run $FIXTURES/pte/et-stories260k-qnn-multimethod.pte --method get_max_seq_len

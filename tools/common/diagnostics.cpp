@@ -1,0 +1,27 @@
+#include "etkit/tools/diagnostics.h"
+
+#include <cstdio>
+
+namespace etkit::tools {
+
+void print_error(std::string_view tool, std::string_view message) {
+  std::fprintf(stderr, "%.*s: error: %.*s\n", static_cast<int>(tool.size()), tool.data(),
+               static_cast<int>(message.size()), message.data());
+}
+
+void print_warning(std::string_view tool, std::string_view message) {
+  std::fprintf(stderr, "%.*s: warning: %.*s\n", static_cast<int>(tool.size()), tool.data(),
+               static_cast<int>(message.size()), message.data());
+}
+
+int exit_code_for(const Error& error) {
+  if (error.ok()) return kExitOk;
+  return error.code() == ErrorCode::AccessFailed ? kExitUsage : kExitFailure;
+}
+
+int report(std::string_view tool, const Error& error) {
+  print_error(tool, error.message());
+  return exit_code_for(error);
+}
+
+}  // namespace etkit::tools

@@ -1,0 +1,255 @@
+// trace-run on a method: make inputs, execute (warm-up and timed iterations), report outputs.
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+
+#include "etkit/core/input_spec.h"
+#include "etkit/core/npy.h"
+#include "etkit/tools/diagnostics.h"
+#include "etkit/tools/output_file.h"
+#include "trace_run.h"
+#include "value_summary.h"
+
+namespace etkit::tools {
+namespace {
+
+// The method to run: --method, else `forward`, else the only method.
+Result<std::string> choose_method(const Program& program, const std::string& requested,
+                                  const std::string& path) {
+  if (!requested.empty()) {
+    Result<MethodMeta> meta = program.method_meta(requested);
+    if (!meta.ok()) return meta.error().with_context("%s", path.c_str());
+    return requested;
+  }
+  if (program.method_meta("forward").ok()) return std::string("forward");
+  if (program.num_methods() == 1) return std::string(program.method_name(0));
+  constexpr size_t kNamesShown = 4;
+  std::string names;
+  for (size_t i = 0; i < program.num_methods() && i < kNamesShown; ++i) {
+    if (i > 0) names += ", ";
+    names += program.method_name(i);
+  }
+  if (program.num_methods() > kNamesShown) {
+    names += ", ... (" + std::to_string(program.num_methods()) + " in all; see --list)";
+  }
+  return Error(ErrorCode::InvalidArgument,
+               "%s: no method 'forward'; choose one with --method: %s", path.c_str(),
+               names.c_str());
+}
+
+// Shows "iteration i/n" on a terminal, at most ten times a second; nothing in a pipe.
+class Progress {
+ public:
+  explicit Progress(int total) : total_(total), enabled_(total > 1 && ::isatty(2) != 0) {}
+  ~Progress() {
+    if (shown_) std::fprintf(stderr, "\r\033[K");
+  }
+  void update(int done) {
+    if (!enabled_) return;
+    const auto now = std::chrono::steady_clock::now();
+    if (shown_ && now - last_ < std::chrono::milliseconds(100)) return;
+    last_ = now;
+    shown_ = true;
+    std::fprintf(stderr, "\rtrace-run: iteration %d/%d", done, total_);
+  }
+
+ private:
+  int total_;
+  bool enabled_;
+  bool shown_ = false;
+  std::chrono::steady_clock::time_point last_;
+};
+
+Error write_output(const std::string& dir, size_t i, const EValue& value) {
+  const std::string base = dir + "/output_" + std::to_string(i);
+  if (value.is_string()) {
+    const std::string_view s = value.to_string();
+    return write_file_atomic(base + ".txt", {reinterpret_cast<const uint8_t*>(s.data()), s.size()});
+  }
+  HostTensor scalar;
+  const Tensor* t = nullptr;
+  switch (value.tag()) {
+    case Tag::Tensor: t = &value.to_tensor(); break;
+    case Tag::Int:
+      scalar = HostTensor(ScalarType::Long, {});
+      *static_cast<int64_t*>(scalar.data()) = value.to_int();
+      t = &scalar.tensor();
+      break;
+    case Tag::Double:
+      scalar = HostTensor(ScalarType::Double, {});
+      *static_cast<double*>(scalar.data()) = value.to_double();
+      t = &scalar.tensor();
+      break;
+    case Tag::Bool:
+      scalar = HostTensor(ScalarType::Bool, {});
+      *static_cast<uint8_t*>(scalar.data()) = value.to_bool() ? 1 : 0;
+      t = &scalar.tensor();
+      break;
+    default:
+      return Error();  // None and lists: nothing to write.
+  }
+  Result<std::vector<uint8_t>> bytes = encode_npy(*t);
+  if (!bytes.ok()) return bytes.error().with_context("output %zu", i);
+  return write_file_atomic(base + ".npy", *bytes);
+}
+
+double percentile_sorted(const std::vector<double>& sorted, double q) {
+  if (sorted.empty()) return 0;
+  const double pos = q * static_cast<double>(sorted.size() - 1);
+  const size_t lo = static_cast<size_t>(pos);
+  const size_t hi = std::min(lo + 1, sorted.size() - 1);
+  return sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - static_cast<double>(lo));
+}
+
+}  // namespace
+
+int run_method(const ProgramFile& file, const TraceRunOptions& options) {
+  const Program& program = file.program();
+  Result<std::string> name = choose_method(program, options.method, file.path());
+  if (!name.ok()) {
+    print_error(kTraceRun, name.error().message());
+    return kExitUsage;
+  }
+  RunnerOptions runner;
+  runner.max_memory = options.max_memory;
+  Result<LoadedMethod> loaded = LoadedMethod::load(program, *name, runner);
+  if (!loaded.ok()) {
+    Error e = loaded.error();
+    if (e.code() == ErrorCode::OutOfMemory && program.method_meta(*name)->planned_bytes() >
+                                                  options.max_memory) {
+      e = e.with_context("%s", file.path().c_str());
+      print_error(kTraceRun, std::string(e.message()) + " (raise it with --max-memory)");
+      return kExitFailure;
+    }
+    return report(kTraceRun, e.with_context("%s", file.path().c_str()));
+  }
+  Method& method = loaded->method();
+  const MethodMeta meta = method.meta();
+
+  if (options.inputs.size() > method.num_inputs()) {
+    print_error(kTraceRun, "method '" + *name + "' takes " + std::to_string(method.num_inputs()) +
+                               " input(s), " + std::to_string(options.inputs.size()) +
+                               " were given");
+    return kExitUsage;
+  }
+  std::vector<InputValue> inputs(method.num_inputs());
+  std::vector<std::string> sources(method.num_inputs(), "default");
+  for (size_t i = 0; i < method.num_inputs(); ++i) {
+    Result<ValueInfo> info = meta.input(i);
+    if (!info.ok()) return report(kTraceRun, info.error().with_context("%s", file.path().c_str()));
+    Result<InputValue> value = Error(ErrorCode::Internal, "unset");
+    if (i < options.inputs.size()) {
+      Result<InputSpec> spec = parse_input_spec(options.inputs[i]);
+      value = spec.ok() ? make_input(*info, *spec) : Result<InputValue>(spec.error());
+      sources[i] = options.inputs[i];
+    } else {
+      value = default_input(*info);
+    }
+    if (!value.ok()) {
+      print_error(kTraceRun, "input " + std::to_string(i) + ": " + value.error().message());
+      return kExitUsage;
+    }
+    inputs[i] = std::move(value).get();
+    if (inputs[i].value.is_tensor() || info->tag == Tag::Tensor) {
+      inputs[i].value = EValue::from_tensor(&inputs[i].tensor.tensor());
+    } else if (info->tag == Tag::String && !inputs[i].string_storage.empty()) {
+      inputs[i].value = EValue::from_string(inputs[i].string_storage);
+    }
+  }
+  auto set_inputs = [&]() -> Error {
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      Error e = method.set_input(i, inputs[i].value);
+      if (!e.ok()) return e;
+    }
+    return Error();
+  };
+  // Inputs are set again before every execution: the plan may reuse input memory.
+  if (Error e = set_inputs(); !e.ok()) {
+    print_error(kTraceRun, e.message());
+    return kExitUsage;
+  }
+
+  const int total = options.warmup + options.iterations;
+  Progress progress(total);
+  std::vector<double> times_ms;
+  times_ms.reserve(static_cast<size_t>(options.iterations));
+  for (int it = 0; it < total; ++it) {
+    if (it > 0) {
+      if (Error e = set_inputs(); !e.ok()) return report(kTraceRun, e);
+    }
+    const auto start = std::chrono::steady_clock::now();
+    Error e = method.execute();
+    const auto end = std::chrono::steady_clock::now();
+    if (!e.ok()) {
+      return report(kTraceRun, e.with_context("%s: method '%s'", file.path().c_str(), name->c_str()));
+    }
+    if (it >= options.warmup) {
+      times_ms.push_back(std::chrono::duration<double, std::milli>(end - start).count());
+    }
+    progress.update(it + 1);
+  }
+
+  if (!options.outputs_dir.empty()) {
+    if (Error e = ensure_directory(options.outputs_dir); !e.ok()) return report(kTraceRun, e);
+    for (size_t i = 0; i < method.num_outputs(); ++i) {
+      if (Error e = write_output(options.outputs_dir, i, method.output(i)); !e.ok()) {
+        return report(kTraceRun, e);
+      }
+    }
+  }
+
+  std::vector<double> sorted = times_ms;
+  std::sort(sorted.begin(), sorted.end());
+  const double t_min = sorted.empty() ? 0 : sorted.front();
+  const double t_median = percentile_sorted(sorted, 0.5);
+  const double t_max = sorted.empty() ? 0 : sorted.back();
+
+  if (options.format == OutputFormat::Json) {
+    nlohmann::ordered_json root;
+    root["program"] = file.path();
+    root["method"] = *name;
+    nlohmann::ordered_json jin = nlohmann::ordered_json::array();
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      nlohmann::ordered_json j = value_json(summarize_value(method.input(i)));
+      j["index"] = i;
+      j["source"] = sources[i];
+      jin.push_back(j);
+    }
+    nlohmann::ordered_json jout = nlohmann::ordered_json::array();
+    for (size_t i = 0; i < method.num_outputs(); ++i) {
+      nlohmann::ordered_json j = value_json(summarize_value(method.output(i)));
+      j["index"] = i;
+      jout.push_back(j);
+    }
+    root["inputs"] = jin;
+    root["outputs"] = jout;
+    nlohmann::ordered_json timings;
+    timings["warmup"] = options.warmup;
+    timings["iterations"] = options.iterations;
+    timings["min_ms"] = t_min;
+    timings["median_ms"] = t_median;
+    timings["max_ms"] = t_max;
+    root["timings"] = timings;
+    std::printf("%s\n", root.dump(2).c_str());
+    return kExitOk;
+  }
+
+  std::printf("method %s: %zu input%s, %zu output%s, %zu instruction%s\n", name->c_str(),
+              method.num_inputs(), method.num_inputs() == 1 ? "" : "s", method.num_outputs(),
+              method.num_outputs() == 1 ? "" : "s", method.num_instructions(),
+              method.num_instructions() == 1 ? "" : "s");
+  for (size_t i = 0; i < method.num_outputs(); ++i) {
+    std::printf("output %zu: %s\n", i, value_text(summarize_value(method.output(i))).c_str());
+  }
+  if (options.timing_requested) {
+    std::printf("time: %d iteration%s after %d warm-up: min %.3f ms, median %.3f ms, max %.3f ms\n",
+                options.iterations, options.iterations == 1 ? "" : "s", options.warmup, t_min,
+                t_median, t_max);
+  }
+  return kExitOk;
+}
+
+}  // namespace etkit::tools

@@ -1,0 +1,42 @@
+#pragma once
+
+// trace-run: run a method of a .pte program (or every test case of a .bpte bundle) and report
+// its outputs and timings. See man/trace-run.1.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "etkit/core/runner.h"
+
+namespace etkit::tools {
+
+inline constexpr const char* kTraceRun = "trace-run";
+
+enum class OutputFormat { Text, Json };
+
+/// Everything the command line says.
+struct TraceRunOptions {
+  std::string program_path;
+  std::string method;  ///< Empty: `forward`, or the only method.
+  bool list = false;
+  std::vector<std::string> inputs;
+  std::string outputs_dir;
+  int iterations = 1;
+  int warmup = 0;
+  bool timing_requested = false;  ///< --iterations or --warmup was given.
+  std::string ptd_path;
+  uint64_t max_memory = uint64_t{1} << 30;
+  OutputFormat format = OutputFormat::Text;
+};
+
+int trace_run_main(int argc, char** argv);
+
+/// `--list`: every method's inputs and outputs.
+int list_methods(const ProgramFile& file, const TraceRunOptions& options);
+/// Runs one method and prints its outputs (and timings).
+int run_method(const ProgramFile& file, const TraceRunOptions& options);
+/// Runs every test case of a bundle and checks its outputs.
+int run_bundle(const ProgramFile& file, const TraceRunOptions& options);
+
+}  // namespace etkit::tools
