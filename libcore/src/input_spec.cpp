@@ -103,7 +103,7 @@ Result<InputSpec> parse_input_spec(std::string_view text) {
     spec.kind = InputSpec::Kind::Zeros;
   } else if (text == "random" || text.starts_with("random:")) {
     spec.kind = InputSpec::Kind::Random;
-    if (text.size() > 7) {
+    if (text.starts_with("random:")) {
       const std::string_view digits = text.substr(7);
       auto [p, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), spec.seed);
       if (ec != std::errc() || p != digits.data() + digits.size()) {
