@@ -1,3 +1,13 @@
-# Portable kernel sources, one file per operator family.
+# Portable kernel sources, one file per operator family, plus their shared helpers
+# (kernel_util: argument checks, dtypes, promotion; elementwise.h: the strided loop).
 set(ETKIT_KERNEL_SOURCES
-  ${CMAKE_CURRENT_LIST_DIR}/portable_kernels.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/kernel_util.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/portable_kernels.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/binary_ops.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/unary_ops.cpp)
+
+# GCC's -O2 vectorizes only loops whose trip count is a multiple of the vector width; the
+# elementwise fast paths run over numel, so let the cost model vectorize them with an epilogue
+# (what -O3 would do for these files only).
+set_source_files_properties(${ETKIT_KERNEL_SOURCES} PROPERTIES COMPILE_OPTIONS
+  "$<$<CXX_COMPILER_ID:GNU>:-fvect-cost-model=dynamic>")

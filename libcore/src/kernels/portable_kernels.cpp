@@ -1,7 +1,23 @@
-#include "etkit/core/kernel.h"
+#include "kernels/kernels.h"
 
 namespace etkit {
 
-std::span<const KernelEntry> portable_kernels() { return {}; }
+namespace {
+
+// Sorted by name (a unit test checks it): KernelRegistry::add does not require it, but callers
+// of portable_kernels() may binary-search the table.
+constexpr KernelEntry kPortableKernels[] = {
+    {"aten::add.out", kernels::add_out},
+    {"aten::mul.Scalar_out", kernels::mul_scalar_out},
+    {"aten::mul.out", kernels::mul_out},
+    {"aten::neg.out", kernels::neg_out},
+    {"aten::pow.Tensor_Scalar_out", kernels::pow_tensor_scalar_out},
+    {"aten::sub.out", kernels::sub_out},
+    {"aten::tanh.out", kernels::tanh_out},
+};
+
+}  // namespace
+
+std::span<const KernelEntry> portable_kernels() { return kPortableKernels; }
 
 }  // namespace etkit

@@ -1,0 +1,65 @@
+// Unary elementwise kernels: neg (keeps the dtype) and tanh (floating result).
+
+#include <cmath>
+
+#include "kernels/elementwise.h"
+#include "kernels/kernel_util.h"
+#include "kernels/kernels.h"
+
+namespace etkit::kernels {
+namespace {
+
+// Unpacks (self, *, out) and checks both have computed dtypes.
+bool unary_args(KernelContext& ctx, std::span<EValue*> args, Tensor** self, Tensor** out) {
+  if (!check_num_args(ctx, args, 2)) return false;
+  *self = tensor_arg(ctx, args, 0, "self");
+  if (*self == nullptr) return false;
+  *out = tensor_arg(ctx, args, 1, "out");
+  if (*out == nullptr) return false;
+  return check_computed_dtype(ctx, **self, "self") && check_computed_dtype(ctx, **out, "out");
+}
+
+}  // namespace
+
+void neg_out(KernelContext& ctx, std::span<EValue*> args) {
+  Tensor* self;
+  Tensor* out;
+  if (!unary_args(ctx, args, &self, &out)) return;
+  if (self->dtype() == ScalarType::Bool) {
+    ctx.fail(ErrorCode::InvalidType,
+             "self has dtype bool; negation of a bool tensor is not supported (use logical_not)");
+    return;
+  }
+  if (!check_dtype_is(ctx, *out, "out", self->dtype())) return;
+  if (!resize_out(ctx, *out, self->sizes())) return;
+  const Operand in = broadcast_operand(*self, out->sizes());
+  dispatch_dtype(out->dtype(), [&](auto tag) {
+    using C = typename decltype(tag)::type;
+    if constexpr (!std::is_same_v<C, bool>) {
+      elementwise<C, 1>(*out, {in}, [](C x) { return sub_wrap(C(0), x); });
+    }
+  });
+}
+
+void tanh_out(KernelContext& ctx, std::span<EValue*> args) {
+  Tensor* self;
+  Tensor* out;
+  if (!unary_args(ctx, args, &self, &out)) return;
+  // PyTorch computes tanh of integers and bools in the default float dtype; any floating out
+  // can hold that, so (as ExecuTorch) the out dtype only has to be floating.
+  if (!is_floating_type(out->dtype())) {
+    ctx.fail(ErrorCode::InvalidType, "out has dtype %s, expected a floating type",
+             scalar_type_name(out->dtype()));
+    return;
+  }
+  if (!resize_out(ctx, *out, self->sizes())) return;
+  const Operand in = broadcast_operand(*self, out->sizes());
+  dispatch_dtype(out->dtype(), [&](auto tag) {
+    using C = typename decltype(tag)::type;
+    if constexpr (std::is_floating_point_v<C>) {
+      elementwise<C, 1>(*out, {in}, [](C x) { return std::tanh(x); });
+    }
+  });
+}
+
+}  // namespace etkit::kernels
