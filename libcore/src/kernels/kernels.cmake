@@ -4,7 +4,8 @@ set(ETKIT_KERNEL_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/kernel_util.cpp
   ${CMAKE_CURRENT_LIST_DIR}/portable_kernels.cpp
   ${CMAKE_CURRENT_LIST_DIR}/binary_ops.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/unary_ops.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/unary_ops.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/matmul.cpp)
 
 # GCC's -O2 vectorizes only loops whose trip count is a multiple of the vector width; the
 # elementwise fast paths run over numel, so let the cost model vectorize them with an epilogue

@@ -8,6 +8,8 @@ namespace {
 // of portable_kernels() may binary-search the table.
 constexpr KernelEntry kPortableKernels[] = {
     {"aten::add.out", kernels::add_out},
+    {"aten::addmm.out", kernels::addmm_out},
+    {"aten::mm.out", kernels::mm_out},
     {"aten::mul.Scalar_out", kernels::mul_scalar_out},
     {"aten::mul.out", kernels::mul_out},
     {"aten::neg.out", kernels::neg_out},
