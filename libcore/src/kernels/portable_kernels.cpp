@@ -9,13 +9,17 @@ namespace {
 constexpr KernelEntry kPortableKernels[] = {
     {"aten::add.out", kernels::add_out},
     {"aten::addmm.out", kernels::addmm_out},
+    {"aten::alias_copy.out", kernels::alias_copy_out},
+    {"aten::expand_copy.out", kernels::expand_copy_out},
     {"aten::mm.out", kernels::mm_out},
     {"aten::mul.Scalar_out", kernels::mul_scalar_out},
     {"aten::mul.out", kernels::mul_out},
     {"aten::neg.out", kernels::neg_out},
+    {"aten::permute_copy.out", kernels::permute_copy_out},
     {"aten::pow.Tensor_Scalar_out", kernels::pow_tensor_scalar_out},
     {"aten::sub.out", kernels::sub_out},
     {"aten::tanh.out", kernels::tanh_out},
+    {"aten::view_copy.out", kernels::view_copy_out},
 };
 
 }  // namespace

@@ -2,4 +2,5 @@
 set(ETKIT_KERNEL_TEST_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/binary_ops_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/unary_ops_test.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/matmul_test.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/matmul_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/shape_ops_test.cpp)
