@@ -6,7 +6,9 @@ set(ETKIT_KERNEL_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/binary_ops.cpp
   ${CMAKE_CURRENT_LIST_DIR}/unary_ops.cpp
   ${CMAKE_CURRENT_LIST_DIR}/matmul.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/shape_ops.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/shape_ops.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/copy_ops.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/reduce_ops.cpp)
 
 # GCC's -O2 vectorizes only loops whose trip count is a multiple of the vector width; the
 # elementwise fast paths run over numel, so let the cost model vectorize them with an epilogue

@@ -11,6 +11,7 @@ constexpr KernelEntry kPortableKernels[] = {
     {"aten::addmm.out", kernels::addmm_out},
     {"aten::alias_copy.out", kernels::alias_copy_out},
     {"aten::expand_copy.out", kernels::expand_copy_out},
+    {"aten::full_like.out", kernels::full_like_out},
     {"aten::mm.out", kernels::mm_out},
     {"aten::mul.Scalar_out", kernels::mul_scalar_out},
     {"aten::mul.out", kernels::mul_out},
@@ -18,8 +19,11 @@ constexpr KernelEntry kPortableKernels[] = {
     {"aten::permute_copy.out", kernels::permute_copy_out},
     {"aten::pow.Tensor_Scalar_out", kernels::pow_tensor_scalar_out},
     {"aten::sub.out", kernels::sub_out},
+    {"aten::sum.IntList_out", kernels::sum_intlist_out},
     {"aten::tanh.out", kernels::tanh_out},
     {"aten::view_copy.out", kernels::view_copy_out},
+    {"dim_order_ops::_clone_dim_order.out", kernels::clone_dim_order_out},
+    {"dim_order_ops::_to_dim_order_copy.out", kernels::to_dim_order_copy_out},
 };
 
 }  // namespace
