@@ -7,6 +7,7 @@
 
 #include "etkit/core/method.h"
 
+#include <algorithm>
 #include <cinttypes>
 #include <cmath>
 #include <cstring>
@@ -332,6 +333,13 @@ class Loader {
       data = const_cast<uint8_t*>(initial.data());
     } else {
       owned = false;  // Unplanned: the caller binds memory (input or output) before execute().
+    }
+    // Kernels read elements through typed pointers: a damaged offset must not reach them.
+    const size_t alignment = std::min<size_t>(element_size(dtype), 8);
+    if (data != nullptr && reinterpret_cast<uintptr_t>(data) % alignment != 0) {
+      return Error(ErrorCode::InvalidProgram, "%s data is not %zu-byte aligned for %s",
+                   t->allocation_info() != nullptr ? "planned" : "constant", alignment,
+                   scalar_type_name(dtype));
     }
     tensor->set_data(data, owned ? nbytes : 0);
     state_->values[i] = EValue::from_tensor(tensor);

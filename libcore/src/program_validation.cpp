@@ -16,6 +16,17 @@ namespace {
 
 constexpr uint64_t kMaxTensorBytes = uint64_t{1} << 48;
 
+// The FlatBuffers verifier checks the alignment of a vector's length, not of its elements, so
+// a damaged file can place an 8-byte vector at a 4-byte boundary. Such vectors are refused
+// before any element is read.
+template <typename T>
+Error check_aligned(const flatbuffers::Vector<T>* v, const char* what) {
+  if (v != nullptr && reinterpret_cast<uintptr_t>(v->data()) % alignof(T) != 0) {
+    return Error(ErrorCode::InvalidProgram, "%s is not %zu-byte aligned", what, alignof(T));
+  }
+  return Error();
+}
+
 class Validator {
  public:
   explicit Validator(const Program& program) : program_(program), p_(fb_program(program)) {}
@@ -51,6 +62,12 @@ class Validator {
       }
     }
     const fb::SubsegmentOffsets* cs = p_->constant_segment();
+    if (cs != nullptr) ETKIT_TRY(check_aligned(cs->offsets(), "constant offsets"));
+    if (const auto* mds = p_->mutable_data_segments()) {
+      for (const fb::SubsegmentOffsets* m : *mds) {
+        ETKIT_TRY(check_aligned(m->offsets(), "mutable data offsets"));
+      }
+    }
     const bool has_segment_constants =
         cs != nullptr && cs->offsets() != nullptr && cs->offsets()->size() > 1;
     if (has_segment_constants && p_->constant_buffer() != nullptr &&
@@ -106,6 +123,7 @@ class Validator {
     if (sizes == nullptr) {
       return Error(ErrorCode::InvalidProgram, "no memory plan (non_const_buffer_sizes)");
     }
+    ETKIT_TRY(check_aligned(sizes, "memory plan"));
     for (uint32_t i = 0; i < sizes->size(); ++i) {
       if (sizes->Get(i) < 0) {
         return Error(ErrorCode::InvalidProgram, "planned buffer %u has negative size %" PRId64, i,
@@ -166,6 +184,7 @@ class Validator {
         if (l == nullptr || l->items() == nullptr) {
           return Error(ErrorCode::InvalidProgram, "int list without items");
         }
+        ETKIT_TRY(check_aligned(l->items(), "int list"));
         for (int64_t idx : *l->items()) {
           ETKIT_TRY(check_value_index(idx, "int list"));
           if (value_type(idx) != fb::KernelTypes::Int) {
@@ -178,7 +197,7 @@ class Validator {
         if (v->val_as_DoubleList() == nullptr || v->val_as_DoubleList()->items() == nullptr) {
           return Error(ErrorCode::InvalidProgram, "double list without items");
         }
-        return Error();
+        return check_aligned(v->val_as_DoubleList()->items(), "double list");
       case fb::KernelTypes::BoolList: {
         const auto* l = v->val_as_BoolList();
         if (l == nullptr || l->items() == nullptr) {

@@ -3,6 +3,7 @@
 
 #include <doctest/doctest.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <string>
 
@@ -76,8 +77,15 @@ TEST_CASE("corruption: every truncation at 1/16 steps is a clean error") {
   }
 }
 
+// ETKIT_FUZZ_SEED and ETKIT_FUZZ_TRIALS widen the search locally; CI uses the defaults.
+uint64_t env_or(const char* name, uint64_t fallback) {
+  const char* v = std::getenv(name);
+  return v != nullptr ? std::strtoull(v, nullptr, 10) : fallback;
+}
+
 TEST_CASE("corruption: random byte flips never crash") {
-  uint64_t state = 12345;
+  uint64_t state = env_or("ETKIT_FUZZ_SEED", 12345) | 1;
+  const uint64_t trials = env_or("ETKIT_FUZZ_TRIALS", 1500);
   auto next = [&state]() {
     state ^= state << 13;
     state ^= state >> 7;
@@ -88,7 +96,7 @@ TEST_CASE("corruption: random byte flips never crash") {
     AlignedBytes bytes = AlignedBytes::read(fixture(f));
     REQUIRE(bytes.size() > 0);
     int failures = 0;
-    for (int trial = 0; trial < 1500; ++trial) {
+    for (uint64_t trial = 0; trial < trials; ++trial) {
       AlignedBytes mutated = bytes;
       const int flips = 1 + static_cast<int>(next() % 4);
       for (int k = 0; k < flips; ++k) {
