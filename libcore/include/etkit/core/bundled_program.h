@@ -34,12 +34,14 @@ class BundledProgram {
  public:
   /// True if `data` has the `BP08` identifier.
   static bool is_bundled_program(std::span<const uint8_t> data);
-  /// Verifies the bundle. Errors: `InvalidProgram`.
+  /// Verifies the bundle (identifier, FlatBuffer, an embedded program present). Test-case
+  /// values are checked when read. Errors: `InvalidProgram`.
   static Result<BundledProgram> load(const DataLoader& loader);
 
   /// The embedded `.pte` (32-byte aligned within the bundle).
   std::span<const uint8_t> program_data() const { return program_; }
   size_t num_suites() const;
+  /// The method a suite tests; empty for an index out of range. Counts below are 0 out of range.
   std::string_view suite_method(size_t suite) const;
   size_t num_cases(size_t suite) const;
   size_t num_inputs(size_t suite, size_t test_case) const;
@@ -54,7 +56,9 @@ class BundledProgram {
   std::span<const uint8_t> program_;
 };
 
-/// Copies a bundled tensor into a host tensor (for `Method::set_input`).
+/// Copies a bundled tensor into a host tensor with the same dtype, sizes and dim order (for
+/// `Method::set_input`). An Int, Bool or Double value becomes a rank-0 Long, Bool or Double
+/// tensor holding it.
 HostTensor to_host_tensor(const BundledValue& value);
 
 /// Outcome of comparing one output with its expected value.
