@@ -32,14 +32,17 @@ struct NamedTensorData {
 /// A verified `.ptd` file. Keeps pointers into the loader's bytes.
 class ExternalData {
  public:
-  /// Parses and verifies `loader`'s bytes (header, FlatBuffer, every segment range). Errors:
-  /// `InvalidData` naming what is wrong.
+  /// Parses and verifies `loader`'s bytes (header, FlatBuffer, every segment range, every
+  /// entry's key, layout and byte range; keys must be unique). Errors: `InvalidData` naming what
+  /// is wrong.
   static Result<ExternalData> load(const DataLoader& loader);
 
   /// Which layout the file uses: 1 = current, 0 = the older one.
   int layout_version() const { return layout_version_; }
   size_t size() const { return count_; }
-  /// Entry `i` in file order.
+  /// Entry `i` in file order. Current layout: `named_data`, `bytes` = the whole segment. Older
+  /// layout: `tensors` (key = fully qualified name, `bytes` = exactly the tensor's bytes), then
+  /// its `named_data` (raw bytes, no layout). Errors: `InvalidArgument` for `i >= size()`.
   Result<NamedTensorData> entry(size_t i) const;
   /// The entry called `key`. Errors: `NotFound`.
   Result<NamedTensorData> find(std::string_view key) const;
