@@ -1,1 +1,1 @@
-trace-run $SAMPLES/mlp.pte
+cd $SAMPLES && trace-run mlp.pte
