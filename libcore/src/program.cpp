@@ -4,6 +4,7 @@
 #include <cstring>
 #include <string>
 
+#include "byte_util.h"
 #include "program_internal.h"
 
 namespace etkit {
@@ -18,32 +19,7 @@ constexpr size_t kHeaderOffset = 8;
 constexpr size_t kMinHeaderLength = 24;
 constexpr size_t kMinimumAlignment = 16;
 
-uint32_t read_u32(const uint8_t* p) {
-  uint32_t v;
-  std::memcpy(&v, p, 4);
-  return v;
-}
-uint64_t read_u64(const uint8_t* p) {
-  uint64_t v;
-  std::memcpy(&v, p, 8);
-  return v;
-}
 
-// Four identifier bytes as text, escaping what is not printable.
-std::string printable_identifier(const uint8_t* p) {
-  std::string out;
-  for (int i = 0; i < 4; ++i) {
-    const uint8_t c = p[i];
-    if (c >= 0x20 && c < 0x7f && c != '\'') {
-      out.push_back(static_cast<char>(c));
-    } else {
-      char buf[8];
-      std::snprintf(buf, sizeof(buf), "\\x%02x", c);
-      out += buf;
-    }
-  }
-  return out;
-}
 
 const fb::ExecutionPlan* find_plan(const fb::Program* p, std::string_view name) {
   for (const fb::ExecutionPlan* plan : *p->execution_plan()) {
@@ -166,7 +142,7 @@ Result<Program> Program::load(const DataLoader& loader, const ExternalData* exte
                  file.size());
   }
   if (std::memcmp(file.data() + 4, "ET12", 4) != 0) {
-    const std::string id = printable_identifier(file.data() + 4);
+    const std::string id = internal::printable_identifier(file.data() + 4);
     if (file[4] == 'E' && file[5] == 'T') {
       return Error(ErrorCode::InvalidProgram,
                    "incompatible program version: identifier '%s', this build reads 'ET12'",
@@ -185,7 +161,7 @@ Result<Program> Program::load(const DataLoader& loader, const ExternalData* exte
   program.external_ = external;
   uint64_t program_size = file.size();
   if (file.size() >= kHeaderOffset + 8 && std::memcmp(file.data() + kHeaderOffset, "eh00", 4) == 0) {
-    const uint32_t header_length = read_u32(file.data() + kHeaderOffset + 4);
+    const uint32_t header_length = internal::read_u32_le(file.data() + kHeaderOffset + 4);
     if (header_length < kMinHeaderLength) {
       return Error(ErrorCode::InvalidProgram,
                    "extended header length %u is below the minimum of %zu", header_length,
@@ -196,10 +172,10 @@ Result<Program> Program::load(const DataLoader& loader, const ExternalData* exte
                    "truncated: extended header needs %zu bytes, file has %zu",
                    kHeaderOffset + header_length, file.size());
     }
-    program_size = read_u64(file.data() + kHeaderOffset + 8);
-    const uint64_t segment_base = read_u64(file.data() + kHeaderOffset + 16);
+    program_size = internal::read_u64_le(file.data() + kHeaderOffset + 8);
+    const uint64_t segment_base = internal::read_u64_le(file.data() + kHeaderOffset + 16);
     const uint64_t segment_data_size =
-        header_length >= 32 ? read_u64(file.data() + kHeaderOffset + 24) : 0;
+        header_length >= 32 ? internal::read_u64_le(file.data() + kHeaderOffset + 24) : 0;
     if (program_size < kHeaderOffset + header_length || program_size > file.size()) {
       return Error(ErrorCode::InvalidProgram,
                    "truncated or corrupt: header says the program is %" PRIu64

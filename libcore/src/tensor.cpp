@@ -127,4 +127,14 @@ void copy_tensor_data(const Tensor& src, Tensor& dst) {
   }
 }
 
+int64_t logical_to_memory_index(const Tensor& t, int64_t n) {
+  int64_t offset = 0;
+  for (int d = t.dim() - 1; d >= 0; --d) {
+    const int64_t size = t.size(d);
+    offset += (n % size) * t.stride(d);
+    n /= size;
+  }
+  return offset;
+}
+
 }  // namespace etkit

@@ -18,16 +18,6 @@ const char* dynamism_name(ShapeDynamism d) {
   return "static";
 }
 
-// Element at logical (row-major) position `n` of `t`, whatever its dim order.
-double logical_element(const Tensor& t, int64_t n) {
-  int64_t offset = 0;
-  for (int d = t.dim() - 1; d >= 0; --d) {
-    const int64_t size = t.size(d);
-    offset += (n % size) * t.stride(d);
-    n /= size;
-  }
-  return read_element_as_double(t, offset);
-}
 
 bool is_numeric(ScalarType t) {
   return is_floating_type(t) || is_integral_type(t, true);
@@ -112,7 +102,7 @@ ValueSummary summarize_value(const EValue& value) {
       s.mean = sum / static_cast<double>(t.numel());
       s.has_stats = true;
       const int64_t listed = std::min<int64_t>(t.numel(), static_cast<int64_t>(kMaxListedValues));
-      for (int64_t i = 0; i < listed; ++i) s.values.push_back(logical_element(t, i));
+      for (int64_t i = 0; i < listed; ++i) s.values.push_back(read_element_as_double(t, logical_to_memory_index(t, i)));
       s.truncated = t.numel() > listed;
       break;
     }

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "byte_util.h"
 #include "etkit/formats/bundled_program_generated.h"
 
 namespace etkit {
@@ -20,23 +21,7 @@ namespace bp = bundled_program_flatbuffer;
 constexpr char kIdentifier[] = "BP08";
 // flatbuffers::Verifier refuses (asserts on) buffers of 2 GiB and more.
 constexpr size_t kMaxFlatbufferSize = FLATBUFFERS_MAX_BUFFER_SIZE - 1;
-// The dim order of tensors whose bundle omits it: 0, 1, ..., rank-1.
-constexpr uint8_t kIdentityDimOrder[kMaxRank] = {0, 1, 2,  3,  4,  5,  6,  7,
-                                                 8, 9, 10, 11, 12, 13, 14, 15};
 
-std::string printable4(const uint8_t* p) {
-  std::string s;
-  for (size_t i = 0; i < 4; ++i) {
-    if (p[i] >= 0x20 && p[i] < 0x7f) {
-      s += static_cast<char>(p[i]);
-    } else {
-      char buf[8];
-      std::snprintf(buf, sizeof(buf), "\\x%02x", p[i]);
-      s += buf;
-    }
-  }
-  return s;
-}
 
 template <typename V>
 size_t vsize(const V* v) {
@@ -93,7 +78,7 @@ Result<BundledValue> convert_value(const bp::Value* v, const char* where) {
   }
   if (rank > 0) out.sizes = std::span(t->sizes()->data(), rank);
   if (vsize(t->dim_order()) == 0) {
-    out.dim_order = std::span(kIdentityDimOrder, rank);
+    out.dim_order = std::span(internal::kIdentityDimOrder, rank);
   } else if (t->dim_order()->size() != rank) {
     return Error(ErrorCode::InvalidProgram, "%s: dim_order has %u entries, expected %zu", where,
                  t->dim_order()->size(), rank);
@@ -166,7 +151,7 @@ Result<BundledProgram> BundledProgram::load(const DataLoader& loader) {
   if (!is_bundled_program(file)) {
     return Error(ErrorCode::InvalidProgram,
                  "not a bundled program: identifier at bytes 4..7 is '%s', expected 'BP08'",
-                 printable4(file.data() + 4).c_str());
+                 internal::printable_identifier(file.data() + 4).c_str());
   }
   if (file.size() > kMaxFlatbufferSize) {
     return Error(ErrorCode::InvalidProgram, "bundled program of %zu bytes is too large",

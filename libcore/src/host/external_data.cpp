@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "etkit/core/tensor.h"
+#include "byte_util.h"
 #include "etkit/formats/flat_tensor_generated.h"
 #include "etkit/formats/flat_tensor_v0_generated.h"
 
@@ -26,33 +27,8 @@ constexpr uint32_t kMinHeaderLength = 40;
 // flatbuffers::Verifier refuses (asserts on) buffers of 2 GiB and more.
 constexpr uint64_t kMaxFlatbufferSize = FLATBUFFERS_MAX_BUFFER_SIZE - 1;
 
-// A dim order for tensors whose layout omits it: 0, 1, ..., rank-1.
-constexpr uint8_t kIdentityDimOrder[kMaxRank] = {0, 1, 2,  3,  4,  5,  6,  7,
-                                                 8, 9, 10, 11, 12, 13, 14, 15};
 
-uint16_t read_u16(const uint8_t* p) { return static_cast<uint16_t>(p[0] | (p[1] << 8)); }
-uint32_t read_u32(const uint8_t* p) {
-  return static_cast<uint32_t>(p[0]) | (static_cast<uint32_t>(p[1]) << 8) |
-         (static_cast<uint32_t>(p[2]) << 16) | (static_cast<uint32_t>(p[3]) << 24);
-}
-uint64_t read_u64(const uint8_t* p) {
-  return static_cast<uint64_t>(read_u32(p)) | (static_cast<uint64_t>(read_u32(p + 4)) << 32);
-}
 
-// Prints 4 bytes of a magic or identifier with non-printable bytes escaped.
-std::string printable4(const uint8_t* p) {
-  std::string s;
-  for (size_t i = 0; i < 4; ++i) {
-    if (p[i] >= 0x20 && p[i] < 0x7f) {
-      s += static_cast<char>(p[i]);
-    } else {
-      char buf[8];
-      std::snprintf(buf, sizeof(buf), "\\x%02x", p[i]);
-      s += buf;
-    }
-  }
-  return s;
-}
 
 unsigned long long ull(uint64_t v) { return static_cast<unsigned long long>(v); }
 
@@ -60,13 +36,13 @@ unsigned long long ull(uint64_t v) { return static_cast<unsigned long long>(v); 
 // the flatbuffer region (this runs before verification). -1 means the root has no fields.
 Result<int> root_max_field_id(std::span<const uint8_t> region) {
   const uint64_t size = region.size();
-  const uint32_t root = read_u32(region.data());
+  const uint32_t root = internal::read_u32_le(region.data());
   if (static_cast<uint64_t>(root) + 4 > size) {
     return Error(ErrorCode::InvalidData,
                  "root table offset %u at byte 0 is outside the flatbuffer region (%llu bytes)",
                  root, ull(size));
   }
-  const auto soffset = static_cast<int32_t>(read_u32(region.data() + root));
+  const auto soffset = static_cast<int32_t>(internal::read_u32_le(region.data() + root));
   const int64_t vtable = static_cast<int64_t>(root) - soffset;
   if (vtable < 0 || static_cast<uint64_t>(vtable) + 4 > size) {
     return Error(ErrorCode::InvalidData,
@@ -75,7 +51,7 @@ Result<int> root_max_field_id(std::span<const uint8_t> region) {
                  root, static_cast<long long>(vtable), ull(size));
   }
   const auto vt = static_cast<size_t>(vtable);
-  const uint16_t vsize = read_u16(region.data() + vt);
+  const uint16_t vsize = internal::read_u16_le(region.data() + vt);
   if (vsize < 4 || vsize % 2 != 0 || vt + vsize > size) {
     return Error(ErrorCode::InvalidData,
                  "root vtable at offset %zu has invalid size %u (expected an even size >= 4 "
@@ -84,7 +60,7 @@ Result<int> root_max_field_id(std::span<const uint8_t> region) {
   }
   int max_id = -1;
   for (size_t id = 0; id < (vsize - 4u) / 2u; ++id) {
-    if (read_u16(region.data() + vt + 4 + 2 * id) != 0) max_id = static_cast<int>(id);
+    if (internal::read_u16_le(region.data() + vt + 4 + 2 * id) != 0) max_id = static_cast<int>(id);
   }
   return max_id;
 }
@@ -116,7 +92,7 @@ Result<uint64_t> layout_nbytes(const std::string& where, int8_t raw_dtype,
   out->dtype = static_cast<ScalarType>(raw_dtype);
   out->sizes = rank == 0 ? std::span<const int32_t>() : std::span(sizes->data(), rank);
   out->dim_order = dim_order == nullptr || rank == 0
-                       ? std::span<const uint8_t>(kIdentityDimOrder, rank)
+                       ? std::span<const uint8_t>(internal::kIdentityDimOrder, rank)
                        : std::span(dim_order->data(), rank);
   uint32_t seen = 0;
   for (uint8_t d : out->dim_order) {
@@ -157,7 +133,7 @@ Result<ExternalData> ExternalData::load(const DataLoader& loader) {
   if (std::memcmp(file.data() + 4, kIdentifier, 4) != 0) {
     return Error(ErrorCode::InvalidData,
                  "not a .ptd file: identifier at bytes 4..7 is '%s', expected 'FT01'",
-                 printable4(file.data() + 4).c_str());
+                 internal::printable_identifier(file.data() + 4).c_str());
   }
   if (file_size < kHeaderOffset + 8) {
     return Error(ErrorCode::InvalidData,
@@ -167,9 +143,9 @@ Result<ExternalData> ExternalData::load(const DataLoader& loader) {
   const uint8_t* header = file.data() + kHeaderOffset;
   if (std::memcmp(header, kHeaderMagic, 4) != 0) {
     return Error(ErrorCode::InvalidData, "extended header magic at offset 8 is '%s', expected 'FH01'",
-                 printable4(header).c_str());
+                 internal::printable_identifier(header).c_str());
   }
-  const uint32_t header_length = read_u32(header + 4);
+  const uint32_t header_length = internal::read_u32_le(header + 4);
   if (header_length < kMinHeaderLength) {
     return Error(ErrorCode::InvalidData,
                  "extended header length %u (at offset 12) is less than the %u bytes of its fields",
@@ -181,9 +157,9 @@ Result<ExternalData> ExternalData::load(const DataLoader& loader) {
                  "bytes)",
                  header_length, ull(file_size));
   }
-  const uint64_t fb_offset = read_u64(header + 8);
-  const uint64_t fb_size = read_u64(header + 16);
-  const uint64_t segment_base = read_u64(header + 24);
+  const uint64_t fb_offset = internal::read_u64_le(header + 8);
+  const uint64_t fb_size = internal::read_u64_le(header + 16);
+  const uint64_t segment_base = internal::read_u64_le(header + 24);
   const uint64_t header_end = kHeaderOffset + header_length;
   if (fb_offset < header_end) {
     return Error(ErrorCode::InvalidData,

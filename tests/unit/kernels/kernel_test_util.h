@@ -19,15 +19,7 @@
 namespace etkit::test {
 
 /// Memory index of logical element `i` (row-major over the sizes) of `t`.
-inline int64_t memory_index(const Tensor& t, int64_t i) {
-  int64_t offset = 0;
-  for (int d = t.dim() - 1; d >= 0; --d) {
-    const int64_t size = t.size(d);
-    offset += (i % size) * t.stride(d);
-    i /= size;
-  }
-  return offset;
-}
+inline int64_t memory_index(const Tensor& t, int64_t i) { return logical_to_memory_index(t, i); }
 
 /// A tensor holding `values` in logical order, laid out in `dim_order` (default contiguous).
 inline HostTensor make(ScalarType dtype, std::vector<int32_t> sizes, std::vector<double> values,

@@ -109,3 +109,11 @@ namespace etkit {
 void copy_tensor_data(const Tensor& src, Tensor& dst);
 
 }  // namespace etkit
+
+namespace etkit {
+
+/// Memory offset, in elements, of the element at logical (row-major over the sizes) position
+/// `n` of `t`, whatever its dim order.
+int64_t logical_to_memory_index(const Tensor& t, int64_t n);
+
+}  // namespace etkit
