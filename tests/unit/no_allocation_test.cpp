@@ -1,0 +1,82 @@
+// execute() must not allocate: every operator new made while a method runs is counted here.
+// (The replacement operator new serves the whole test binary, libcore included.)
+
+#include <doctest/doctest.h>
+
+#include <cstdlib>
+#include <new>
+#include <string>
+
+#include "etkit/core/input_spec.h"
+#include "etkit/core/runner.h"
+#include "test_support.h"
+
+namespace {
+bool g_counting = false;
+long g_allocations = 0;
+}  // namespace
+
+void* operator new(std::size_t size) {
+  if (g_counting) ++g_allocations;
+  void* p = std::malloc(size == 0 ? 1 : size);
+  if (p == nullptr) std::abort();
+  return p;
+}
+void* operator new[](std::size_t size) { return operator new(size); }
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete[](void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
+
+namespace etkit {
+namespace {
+
+TEST_CASE("no allocation: execute() allocates nothing on real programs") {
+  struct Case {
+    std::string file;
+    std::string ptd;
+  };
+  const Case cases[] = {
+      {testing::fixture("pte/et-add.pte"), ""},
+      {testing::fixture("pte/dnf-training-mutable-data.pte"), ""},
+      {testing::fixture("pte/et-linear-external.pte"),
+       testing::fixture("ptd/et-linear-external-oldschema.ptd")},
+      {testing::test_data("control_flow.pte"), ""},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.file);
+    Result<ProgramFile> file = ProgramFile::open(c.file, c.ptd);
+    REQUIRE(file.ok());
+    Result<LoadedMethod> m = LoadedMethod::load(file->program(), "forward", RunnerOptions());
+    REQUIRE(m.ok());
+    Method& method = m->method();
+    std::vector<InputValue> inputs(method.num_inputs());
+    for (size_t i = 0; i < method.num_inputs(); ++i) {
+      Result<InputValue> v = default_input(*method.meta().input(i));
+      REQUIRE(v.ok());
+      inputs[i] = std::move(v).get();
+      inputs[i].value = EValue::from_tensor(&inputs[i].tensor.tensor());
+      REQUIRE(method.set_input(i, inputs[i].value).ok());
+    }
+    g_allocations = 0;
+    g_counting = true;
+    Error e = method.execute();
+    Error again = method.execute();
+    g_counting = false;
+    CHECK(e.ok());
+    CHECK(again.ok());
+    CHECK(g_allocations == 0);
+  }
+}
+
+TEST_CASE("no allocation: the counter sees allocations") {
+  g_allocations = 0;
+  g_counting = true;
+  std::string* s = new std::string(100, 'x');
+  g_counting = false;
+  delete s;
+  CHECK(g_allocations >= 1);
+}
+
+}  // namespace
+}  // namespace etkit
