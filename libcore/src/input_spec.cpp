@@ -126,8 +126,8 @@ Result<InputValue> make_input(const ValueInfo& info, const InputSpec& spec) {
   if (info.tag != Tag::Tensor) {
     if (spec.kind != InputSpec::Kind::Literal) {
       return Error(ErrorCode::InvalidArgument,
-                   "this input is a %s: give a literal value, not ones, zeros, random or a file",
-                   tag_name(info.tag));
+                   "this input is %s %s: give a literal value, not ones, zeros, random or a file",
+                   info.tag == Tag::Int ? "an" : "a", tag_name(info.tag));
     }
     Result<InputValue> v = literal_value(info, spec.text);
     if (v.ok() && info.tag == Tag::String) {

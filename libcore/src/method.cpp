@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cinttypes>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 
 #include "method_state.h"
@@ -23,6 +24,27 @@ using internal::MethodState;
 namespace {
 
 constexpr uint64_t kMaxInstructions = 10'000'000;
+
+// "an int", "a tensor": for messages.
+const char* article(Tag tag) {
+  const char c = tag_name(tag)[0];
+  return (c == 'a' || c == 'e' || c == 'i' || c == 'o' || c == 'u') ? "an" : "a";
+}
+
+// A primitive value as text for messages ("3", "2.5", "true", "'abc'", "none").
+void format_scalar(const EValue& v, char* out, size_t size) {
+  switch (v.tag()) {
+    case Tag::Int: std::snprintf(out, size, "%" PRId64, v.to_int()); break;
+    case Tag::Double: std::snprintf(out, size, "%g", v.to_double()); break;
+    case Tag::Bool: std::snprintf(out, size, "%s", v.to_bool() ? "true" : "false"); break;
+    case Tag::String:
+      std::snprintf(out, size, "'%.*s'", static_cast<int>(v.to_string().size()),
+                    v.to_string().data());
+      break;
+    case Tag::None: std::snprintf(out, size, "none"); break;
+    default: std::snprintf(out, size, "%s %s", article(v.tag()), tag_name(v.tag())); break;
+  }
+}
 
 bool values_equal_double(double program, double given) {
   if (std::isnan(program) && std::isnan(given)) return true;
@@ -119,8 +141,8 @@ Error Method::set_input(size_t i, const EValue& value) {
   EValue& slot = state_->values[idx];
   if (slot.is_tensor()) {
     if (!value.is_tensor()) {
-      return Error(ErrorCode::InvalidType, "input %zu is a tensor, got a %s", i,
-                   tag_name(value.tag()));
+      return Error(ErrorCode::InvalidType, "input %zu is a tensor, got %s %s", i,
+                   article(value.tag()), tag_name(value.tag()));
     }
     Tensor& dst = slot.to_tensor();
     const Tensor& src = value.to_tensor();
@@ -167,13 +189,17 @@ Error Method::set_input(size_t i, const EValue& value) {
       break;
     case Tag::String: same = value.is_string() && value.to_string() == slot.to_string(); break;
     default:
-      return Error(ErrorCode::NotSupported, "input %zu is a %s, which cannot be set", i,
-                   tag_name(slot.tag()));
+      return Error(ErrorCode::NotSupported, "input %zu is %s %s, which cannot be set", i,
+                   article(slot.tag()), tag_name(slot.tag()));
   }
   if (!same) {
+    char want[64];
+    char got[64];
+    format_scalar(slot, want, sizeof(want));
+    format_scalar(value, got, sizeof(got));
     return Error(ErrorCode::InvalidArgument,
-                 "input %zu is a %s fixed at export; the value given differs from the program's",
-                 i, tag_name(slot.tag()));
+                 "input %zu is %s %s fixed at export to %s; got %s", i, article(slot.tag()),
+                 tag_name(slot.tag()), want, got);
   }
   return Error();
 }
@@ -186,8 +212,8 @@ Error Method::set_output_data(size_t i, void* data, size_t bytes) {
   const int32_t idx = state_->plan->outputs()->Get(static_cast<uint32_t>(i));
   EValue& slot = state_->values[idx];
   if (!slot.is_tensor()) {
-    return Error(ErrorCode::InvalidArgument, "output %zu is a %s, not a tensor", i,
-                 tag_name(slot.tag()));
+    return Error(ErrorCode::InvalidArgument, "output %zu is %s %s, not a tensor", i,
+                 article(slot.tag()), tag_name(slot.tag()));
   }
   if (state_->owns_memory[idx]) {
     return Error(ErrorCode::InvalidArgument, "output %zu is planned or constant: its memory is fixed",

@@ -113,7 +113,7 @@ TEST_CASE("input spec: literals for primitive inputs") {
   CHECK(message(make_input(b, *parse_input_spec("yes")).error()) ==
         "'yes' is not a bool (true or false)");
   CHECK(message(make_input(i, *parse_input_spec("ones")).error()) ==
-        "this input is a int: give a literal value, not ones, zeros, random or a file");
+        "this input is an int: give a literal value, not ones, zeros, random or a file");
   const std::vector<int32_t> s{1};
   const std::vector<uint8_t> o{0};
   CHECK(message(make_input(tensor_info(ScalarType::Float, s, o), *parse_input_spec("7")).error()) ==

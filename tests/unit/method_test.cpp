@@ -202,7 +202,7 @@ TEST_CASE("method: set_input checks type, rank, sizes and primitive values") {
         "input 0 must have sizes [1], got [2]");
   CHECK(message(method.set_input(0, EValue::from_tensor(&matrix.tensor()))) ==
         "input 0 must have rank 1, got 2");
-  CHECK(message(method.set_input(0, EValue::from_int(3))) == "input 0 is a tensor, got a int");
+  CHECK(message(method.set_input(0, EValue::from_int(3))) == "input 0 is a tensor, got an int");
   CHECK(method.set_input(2, EValue()).code() == ErrorCode::InvalidArgument);
 }
 

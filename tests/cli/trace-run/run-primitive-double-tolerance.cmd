@@ -1,0 +1,1 @@
+cd $TEST_DATA && trace-run primitive_inputs.pte -i ones -i 3 -i 2.00001
