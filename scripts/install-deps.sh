@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what etkit needs to build and test, from Debian 12 packages (run as root).
-# Google Benchmark (libbenchmark-dev) is only needed for -DETKIT_BUILD_BENCH=ON.
+# Google Benchmark and Eigen (--bench) are only needed for -DETKIT_BUILD_BENCH=ON.
 set -euo pipefail
 packages=(
   cmake g++ make
@@ -10,7 +10,7 @@ packages=(
   libre2-dev                                # event filters (tracing)
   doctest-dev                               # unit tests
 )
-if [ "${1:-}" = "--bench" ]; then packages+=(libbenchmark-dev); fi
+if [ "${1:-}" = "--bench" ]; then packages+=(libbenchmark-dev libeigen3-dev); fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

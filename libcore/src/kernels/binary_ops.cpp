@@ -222,4 +222,15 @@ void pow_tensor_scalar_out(KernelContext& ctx, std::span<EValue*> args) {
   });
 }
 
+std::span<const KernelEntry> binary_kernels() {
+  static constexpr KernelEntry kTable[] = {
+      {"aten::add.out", add_out},
+      {"aten::mul.Scalar_out", mul_scalar_out},
+      {"aten::mul.out", mul_out},
+      {"aten::pow.Tensor_Scalar_out", pow_tensor_scalar_out},
+      {"aten::sub.out", sub_out},
+  };
+  return kTable;
+}
+
 }  // namespace etkit::kernels

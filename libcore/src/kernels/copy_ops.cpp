@@ -196,4 +196,13 @@ void clone_dim_order_out(KernelContext& ctx, std::span<EValue*> args) {
   dim_order_copy(ctx, args, false);
 }
 
+std::span<const KernelEntry> copy_kernels() {
+  static constexpr KernelEntry kTable[] = {
+      {"aten::full_like.out", full_like_out},
+      {"dim_order_ops::_clone_dim_order.out", clone_dim_order_out},
+      {"dim_order_ops::_to_dim_order_copy.out", to_dim_order_copy_out},
+  };
+  return kTable;
+}
+
 }  // namespace etkit::kernels

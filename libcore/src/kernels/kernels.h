@@ -1,6 +1,6 @@
 #pragma once
 
-// Declarations of the portable kernel functions, for the registry table in portable_kernels.cpp.
+// Declarations of the portable kernel families and of the kernels other files call.
 // Each follows the calling convention in etkit/core/kernel.h: one value per schema argument in
 // schema order, plus the return slot.
 
@@ -9,6 +9,26 @@
 #include "etkit/core/kernel.h"
 
 namespace etkit::kernels {
+
+// Each operator family registers its kernels through one table function, defined at the end of
+// its file: portable_kernels() merges them. A family's kernels may stay file-local.
+std::span<const KernelEntry> binary_kernels();      // binary_ops.cpp
+std::span<const KernelEntry> unary_kernels();       // unary_ops.cpp
+std::span<const KernelEntry> matmul_kernels();      // matmul.cpp
+std::span<const KernelEntry> shape_kernels();       // shape_ops.cpp
+std::span<const KernelEntry> copy_kernels();        // copy_ops.cpp
+std::span<const KernelEntry> reduce_kernels();      // reduce_ops.cpp
+std::span<const KernelEntry> activation_kernels();  // activation_ops.cpp
+std::span<const KernelEntry> comparison_kernels();  // comparison_ops.cpp
+std::span<const KernelEntry> where_kernels();       // where_ops.cpp
+std::span<const KernelEntry> quantize_kernels();    // quantize_ops.cpp
+std::span<const KernelEntry> conv_kernels();        // conv_ops.cpp
+std::span<const KernelEntry> pool_kernels();        // pool_ops.cpp
+std::span<const KernelEntry> norm_kernels();        // norm_ops.cpp
+std::span<const KernelEntry> softmax_kernels();     // softmax_ops.cpp
+std::span<const KernelEntry> index_kernels();       // index_ops.cpp
+std::span<const KernelEntry> creation_kernels();    // creation_ops.cpp
+std::span<const KernelEntry> pad_kernels();         // pad_ops.cpp
 
 // binary_ops.cpp
 void add_out(KernelContext& ctx, std::span<EValue*> args);

@@ -276,4 +276,12 @@ void addmm_out(KernelContext& ctx, std::span<EValue*> args) {
   matmul(*mat1, *mat2, *out, alpha, use_self);
 }
 
+std::span<const KernelEntry> matmul_kernels() {
+  static constexpr KernelEntry kTable[] = {
+      {"aten::addmm.out", addmm_out},
+      {"aten::mm.out", mm_out},
+  };
+  return kTable;
+}
+
 }  // namespace etkit::kernels

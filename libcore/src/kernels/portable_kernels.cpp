@@ -1,33 +1,33 @@
+#include <algorithm>
+#include <vector>
+
 #include "kernels/kernels.h"
 
 namespace etkit {
 
-namespace {
-
-// Sorted by name (a unit test checks it): KernelRegistry::add does not require it, but callers
-// of portable_kernels() may binary-search the table.
-constexpr KernelEntry kPortableKernels[] = {
-    {"aten::add.out", kernels::add_out},
-    {"aten::addmm.out", kernels::addmm_out},
-    {"aten::alias_copy.out", kernels::alias_copy_out},
-    {"aten::expand_copy.out", kernels::expand_copy_out},
-    {"aten::full_like.out", kernels::full_like_out},
-    {"aten::mm.out", kernels::mm_out},
-    {"aten::mul.Scalar_out", kernels::mul_scalar_out},
-    {"aten::mul.out", kernels::mul_out},
-    {"aten::neg.out", kernels::neg_out},
-    {"aten::permute_copy.out", kernels::permute_copy_out},
-    {"aten::pow.Tensor_Scalar_out", kernels::pow_tensor_scalar_out},
-    {"aten::sub.out", kernels::sub_out},
-    {"aten::sum.IntList_out", kernels::sum_intlist_out},
-    {"aten::tanh.out", kernels::tanh_out},
-    {"aten::view_copy.out", kernels::view_copy_out},
-    {"dim_order_ops::_clone_dim_order.out", kernels::clone_dim_order_out},
-    {"dim_order_ops::_to_dim_order_copy.out", kernels::to_dim_order_copy_out},
-};
-
-}  // namespace
-
-std::span<const KernelEntry> portable_kernels() { return kPortableKernels; }
+std::span<const KernelEntry> portable_kernels() {
+  // Built once, at first use (host code): the families' tables merged and sorted by name. A unit
+  // test checks that names are unique.
+  static const std::vector<KernelEntry> table = [] {
+    using Family = std::span<const KernelEntry> (*)();
+    const Family families[] = {
+        kernels::binary_kernels,     kernels::unary_kernels,    kernels::matmul_kernels,
+        kernels::shape_kernels,      kernels::copy_kernels,     kernels::reduce_kernels,
+        kernels::activation_kernels, kernels::comparison_kernels, kernels::where_kernels,
+        kernels::quantize_kernels,   kernels::conv_kernels,     kernels::pool_kernels,
+        kernels::norm_kernels,       kernels::softmax_kernels,  kernels::index_kernels,
+        kernels::creation_kernels,   kernels::pad_kernels,
+    };
+    std::vector<KernelEntry> all;
+    for (Family f : families) {
+      const std::span<const KernelEntry> entries = f();
+      all.insert(all.end(), entries.begin(), entries.end());
+    }
+    std::sort(all.begin(), all.end(),
+              [](const KernelEntry& a, const KernelEntry& b) { return a.name < b.name; });
+    return all;
+  }();
+  return table;
+}
 
 }  // namespace etkit

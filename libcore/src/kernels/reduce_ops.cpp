@@ -148,4 +148,11 @@ void sum_intlist_out(KernelContext& ctx, std::span<EValue*> args) {
   });
 }
 
+std::span<const KernelEntry> reduce_kernels() {
+  static constexpr KernelEntry kTable[] = {
+      {"aten::sum.IntList_out", sum_intlist_out},
+  };
+  return kTable;
+}
+
 }  // namespace etkit::kernels

@@ -236,4 +236,14 @@ void alias_copy_out(KernelContext& ctx, std::span<EValue*> args) {
   copy_elements(*out, broadcast_operand(*self, out->sizes()));
 }
 
+std::span<const KernelEntry> shape_kernels() {
+  static constexpr KernelEntry kTable[] = {
+      {"aten::alias_copy.out", alias_copy_out},
+      {"aten::expand_copy.out", expand_copy_out},
+      {"aten::permute_copy.out", permute_copy_out},
+      {"aten::view_copy.out", view_copy_out},
+  };
+  return kTable;
+}
+
 }  // namespace etkit::kernels

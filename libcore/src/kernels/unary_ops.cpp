@@ -62,4 +62,12 @@ void tanh_out(KernelContext& ctx, std::span<EValue*> args) {
   });
 }
 
+std::span<const KernelEntry> unary_kernels() {
+  static constexpr KernelEntry kTable[] = {
+      {"aten::neg.out", neg_out},
+      {"aten::tanh.out", tanh_out},
+  };
+  return kTable;
+}
+
 }  // namespace etkit::kernels

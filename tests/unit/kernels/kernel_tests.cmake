@@ -6,4 +6,15 @@ set(ETKIT_KERNEL_TEST_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/matmul_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/shape_ops_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/copy_ops_test.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/reduce_ops_test.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/reduce_ops_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/activation_ops_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/comparison_ops_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/where_ops_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/quantize_ops_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/conv_ops_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/pool_ops_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/norm_ops_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/softmax_ops_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/index_ops_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/creation_ops_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/pad_ops_test.cpp)

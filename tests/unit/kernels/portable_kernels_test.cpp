@@ -12,7 +12,8 @@
 namespace etkit::test {
 namespace {
 
-TEST_CASE("kernel table: sorted, unique, exactly the portable operators") {
+TEST_CASE("kernel table: sorted, unique, and holding every operator the fixtures use") {
+  // The operators of the runnable fixtures; each family test checks its own operators too.
   const std::set<std::string> want = {
       "aten::add.out",
       "aten::addmm.out",
@@ -40,8 +41,7 @@ TEST_CASE("kernel table: sorted, unique, exactly the portable operators") {
     CHECK(has_fn);
     if (i > 0) CHECK(table[i - 1].name < table[i].name);  // sorted and unique
   }
-  CHECK(table.size() == want.size());
-  CHECK(got == want);
+  for (const auto& name : want) CHECK_MESSAGE(got.count(name) == 1, name);
   for (const auto& name : want) {
     const bool found = default_kernel_registry().find(name) != nullptr;
     CHECK_MESSAGE(found, name);

@@ -1,0 +1,1 @@
+// Placeholder: benchmarks of issue #3 are being written.

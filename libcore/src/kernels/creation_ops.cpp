@@ -1,0 +1,9 @@
+// Placeholder: the kernels of this family are being written (issue #3).
+
+#include "kernels/kernels.h"
+
+namespace etkit::kernels {
+
+std::span<const KernelEntry> creation_kernels() { return {}; }
+
+}  // namespace etkit::kernels
