@@ -1,6 +1,7 @@
 #include "trace_run.h"
 
 #include <CLI/CLI.hpp>
+#include <cstdio>
 
 #include "etkit/tools/diagnostics.h"
 #include "etkit/tools/size_arg.h"
@@ -15,7 +16,10 @@ int trace_run_main(int argc, char** argv) {
   CLI::App app{"Run a method of an ExecuTorch program (.pte) or the test cases of a bundled "
                "program (.bpte), and report its outputs and timings.",
                kTraceRun};
-  app.add_option("program", options.program_path, "Program file (.pte or .bpte)")->required();
+  bool list_kernels = false;
+  app.add_option("program", options.program_path, "Program file (.pte or .bpte)");
+  app.add_flag("--list-kernels", list_kernels,
+               "Print every registered operator, one per line, sorted; no program needed");
   app.add_option("--method", options.method,
                  "Method to run (default: forward, or the only method)");
   app.add_flag("--list", options.list, "Print each method's inputs and outputs; do not run");
@@ -41,6 +45,16 @@ int trace_run_main(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     print_error(kTraceRun, e.what());
+    return kExitUsage;
+  }
+  if (list_kernels) {
+    for (const KernelEntry& e : default_kernel_registry().entries()) {
+      std::printf("%.*s\n", static_cast<int>(e.name.size()), e.name.data());
+    }
+    return kExitOk;
+  }
+  if (options.program_path.empty()) {
+    print_error(kTraceRun, "program is required");
     return kExitUsage;
   }
   options.timing_requested = iterations->count() > 0 || warmup->count() > 0;
