@@ -1,0 +1,1 @@
+// Placeholder: the ETDump reader is being written (issue #4).
