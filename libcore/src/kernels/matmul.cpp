@@ -1,139 +1,23 @@
-// Matrix products: mm and addmm.
+// Matrix products: mm, addmm and bmm.
 //
-// float32 uses a cache-blocked GEMM in the style of BLIS/GotoBLAS: B is packed into kNr-column
-// panels of a kKc x kNc block (kept in L2, one panel in L1), A into kMr-row panels of a kMc x kKc
-// block, and a kMr x kNr register-blocked micro-kernel with fixed trip counts does the
-// arithmetic, written so that GCC vectorizes it without intrinsics. Packing reads through
-// strides, so any dim order of any operand costs only the packing. Packing buffers live on the
-// stack (no heap on the execute path); their sizes are chosen to stay well under 64 KiB.
-// float64 and integer products use a plain strided loop (integers wrap on overflow).
+// float32 and float64 use the cache-blocked GEMM of gemm.h (see there for the blocking); its
+// packing reads through strides, so any dim order of any operand costs only the packing.
+// Integer products use a plain strided loop (integers wrap on overflow).
 
 #include <algorithm>
-#include <cstring>
+#include <utility>
 
 #include "kernels/elementwise.h"
+#include "kernels/gemm.h"
 #include "kernels/kernel_util.h"
 #include "kernels/kernels.h"
 
 namespace etkit::kernels {
 namespace {
 
-constexpr int kMr = 4;
-constexpr int kNr = 16;
-constexpr int64_t kKc = 128;
-constexpr int64_t kMc = 32;
-constexpr int64_t kNc = 64;
-static_assert(kMc % kMr == 0 && kNc % kNr == 0, "blocks hold whole panels");
+using gemm::Mat;
 
-// A strided matrix view: element (i, j) is at data[i * rs + j * cs].
-template <typename T>
-struct Mat {
-  T* data;
-  int64_t rs;
-  int64_t cs;
-};
-
-// Packs rows [0, mc) x columns [0, kc) of `a` into kMr-row panels, column by column within a
-// panel; rows past mc are zero.
-void pack_a(int64_t mc, int64_t kc, Mat<const float> a, float* out) {
-  for (int64_t ir = 0; ir < mc; ir += kMr) {
-    const int64_t mr = std::min<int64_t>(kMr, mc - ir);
-    float* panel = out + ir * kc;
-    for (int64_t p = 0; p < kc; ++p) {
-      for (int64_t i = 0; i < kMr; ++i) {
-        panel[p * kMr + i] = i < mr ? a.data[(ir + i) * a.rs + p * a.cs] : 0.0f;
-      }
-    }
-  }
-}
-
-// Packs rows [0, kc) x columns [0, nc) of `b` into kNr-column panels, row by row within a panel;
-// columns past nc are zero.
-void pack_b(int64_t kc, int64_t nc, Mat<const float> b, float* out) {
-  for (int64_t jr = 0; jr < nc; jr += kNr) {
-    const int64_t nr = std::min<int64_t>(kNr, nc - jr);
-    float* panel = out + jr * kc;
-    for (int64_t p = 0; p < kc; ++p) {
-      const float* row = b.data + p * b.rs + jr * b.cs;
-      float* dst = panel + p * kNr;
-      if (nr == kNr && b.cs == 1) {
-        std::memcpy(dst, row, sizeof(float) * kNr);
-      } else {
-        for (int64_t j = 0; j < kNr; ++j) dst[j] = j < nr ? row[j * b.cs] : 0.0f;
-      }
-    }
-  }
-}
-
-// acc = (packed A panel) x (packed B panel) over kc. The fixed-size loops are fully unrolled so
-// the accumulators stay in vector registers.
-inline void micro_kernel(int64_t kc, const float* __restrict a, const float* __restrict b,
-                         float* __restrict acc) {
-  float c[kMr][kNr] = {};
-  for (int64_t p = 0; p < kc; ++p) {
-#pragma GCC unroll 4
-    for (int i = 0; i < kMr; ++i) {
-      const float av = a[i];
-#pragma GCC unroll 16
-      for (int j = 0; j < kNr; ++j) c[i][j] += av * b[j];
-    }
-    a += kMr;
-    b += kNr;
-  }
-  std::memcpy(acc, c, sizeof(c));
-}
-
-void store_tile(Mat<float> c, int64_t mr, int64_t nr, const float* acc, float alpha,
-                bool overwrite) {
-  for (int64_t i = 0; i < mr; ++i) {
-    float* row = c.data + i * c.rs;
-    const float* src = acc + i * kNr;
-    if (overwrite) {
-      for (int64_t j = 0; j < nr; ++j) row[j * c.cs] = alpha * src[j];
-    } else {
-      for (int64_t j = 0; j < nr; ++j) row[j * c.cs] += alpha * src[j];
-    }
-  }
-}
-
-// c (n x m) = alpha * a (n x k) @ b (k x m), added to c if `accumulate`.
-void gemm_f32(int64_t n, int64_t m, int64_t k, float alpha, Mat<const float> a,
-              Mat<const float> b, Mat<float> c, bool accumulate) {
-  if (k == 0) {
-    if (!accumulate) {
-      for (int64_t i = 0; i < n; ++i) {
-        for (int64_t j = 0; j < m; ++j) c.data[i * c.rs + j * c.cs] = 0.0f;
-      }
-    }
-    return;
-  }
-  alignas(64) float apack[kMc * kKc];
-  alignas(64) float bpack[kKc * kNc];
-  alignas(64) float acc[kMr * kNr];
-  for (int64_t jc = 0; jc < m; jc += kNc) {
-    const int64_t nc = std::min(kNc, m - jc);
-    for (int64_t pc = 0; pc < k; pc += kKc) {
-      const int64_t kc = std::min(kKc, k - pc);
-      pack_b(kc, nc, {b.data + pc * b.rs + jc * b.cs, b.rs, b.cs}, bpack);
-      const bool overwrite = !accumulate && pc == 0;
-      for (int64_t ic = 0; ic < n; ic += kMc) {
-        const int64_t mc = std::min(kMc, n - ic);
-        pack_a(mc, kc, {a.data + ic * a.rs + pc * a.cs, a.rs, a.cs}, apack);
-        for (int64_t jr = 0; jr < nc; jr += kNr) {
-          const int64_t nr = std::min<int64_t>(kNr, nc - jr);
-          for (int64_t ir = 0; ir < mc; ir += kMr) {
-            const int64_t mr = std::min<int64_t>(kMr, mc - ir);
-            micro_kernel(kc, apack + ir * kc, bpack + jr * kc, acc);
-            store_tile({c.data + (ic + ir) * c.rs + (jc + jr) * c.cs, c.rs, c.cs}, mr, nr, acc,
-                       alpha, overwrite);
-          }
-        }
-      }
-    }
-  }
-}
-
-// The same contract for float64 and integers, as a plain loop.
+// The GEMM contract for integers, as a plain loop.
 template <typename C>
 void gemm_simple(int64_t n, int64_t m, int64_t k, C alpha, Mat<const C> a, Mat<const C> b,
                  Mat<C> c, bool accumulate) {
@@ -164,9 +48,8 @@ void matmul(const Tensor& mat1, const Tensor& mat2, Tensor& out, const Scalar& a
   dispatch_dtype(out.dtype(), [&](auto tag) {
     using C = typename decltype(tag)::type;
     const Mat<C> c{out.data_as<C>(), out.stride(0), out.stride(1)};
-    if constexpr (std::is_same_v<C, float>) {
-      gemm_f32(n, m, k, alpha.to<float>(), mat_of<float>(mat1), mat_of<float>(mat2), c,
-               accumulate);
+    if constexpr (std::is_floating_point_v<C>) {
+      gemm::gemm<C>(n, m, k, alpha.to<C>(), mat_of<C>(mat1), mat_of<C>(mat2), c, accumulate);
     } else if constexpr (!std::is_same_v<C, bool>) {
       gemm_simple<C>(n, m, k, alpha.to<C>(), mat_of<C>(mat1), mat_of<C>(mat2), c, accumulate);
     }
@@ -276,9 +159,71 @@ void addmm_out(KernelContext& ctx, std::span<EValue*> args) {
   matmul(*mat1, *mat2, *out, alpha, use_self);
 }
 
+namespace {
+
+// out[b] = self[b] @ mat2[b] for every batch b, each product through the same GEMM as mm.
+void bmm_out(KernelContext& ctx, std::span<EValue*> args) {
+  if (!check_num_args(ctx, args, 3)) return;
+  Tensor* self = tensor_arg(ctx, args, 0, "self");
+  if (self == nullptr) return;
+  Tensor* mat2 = tensor_arg(ctx, args, 1, "mat2");
+  if (mat2 == nullptr) return;
+  Tensor* out = tensor_arg(ctx, args, 2, "out");
+  if (out == nullptr) return;
+  for (const auto& [t, name] : {std::pair<Tensor*, const char*>{self, "self"}, {mat2, "mat2"}}) {
+    if (t->dim() != 3) {
+      ctx.fail(ErrorCode::InvalidArgument, "%s has sizes %s, expected a 3-D tensor", name,
+               SizesText(t->sizes()).text);
+      return;
+    }
+    if (!check_computed_dtype(ctx, *t, name)) return;
+    if (t->dtype() == ScalarType::Bool) {
+      ctx.fail(ErrorCode::InvalidType, "%s has dtype bool, expected a numeric type", name);
+      return;
+    }
+  }
+  if (self->size(0) != mat2->size(0) || self->size(2) != mat2->size(1)) {
+    ctx.fail(ErrorCode::InvalidArgument,
+             "self has sizes %s and mat2 has sizes %s, which cannot be batch-multiplied",
+             SizesText(self->sizes()).text, SizesText(mat2->sizes()).text);
+    return;
+  }
+  if (!check_dtype_is(ctx, *mat2, "mat2", self->dtype()) ||
+      !check_dtype_is(ctx, *out, "out", self->dtype())) {
+    return;
+  }
+  const int32_t sizes[3] = {self->sizes()[0], self->sizes()[1], mat2->sizes()[2]};
+  if (!resize_out(ctx, *out, sizes)) return;
+  const int64_t batch = self->size(0);
+  const int64_t n = self->size(1);
+  const int64_t k = self->size(2);
+  const int64_t m = mat2->size(2);
+  if (n == 0 || m == 0) return;
+  dispatch_dtype(out->dtype(), [&](auto tag) {
+    using C = typename decltype(tag)::type;
+    if constexpr (!std::is_same_v<C, bool>) {
+      for (int64_t b = 0; b < batch; ++b) {
+        const Mat<const C> a{self->data_as<const C>() + b * self->stride(0), self->stride(1),
+                             self->stride(2)};
+        const Mat<const C> bm{mat2->data_as<const C>() + b * mat2->stride(0), mat2->stride(1),
+                              mat2->stride(2)};
+        const Mat<C> c{out->data_as<C>() + b * out->stride(0), out->stride(1), out->stride(2)};
+        if constexpr (std::is_floating_point_v<C>) {
+          gemm::gemm<C>(n, m, k, C(1), a, bm, c, false);
+        } else {
+          gemm_simple<C>(n, m, k, C(1), a, bm, c, false);
+        }
+      }
+    }
+  });
+}
+
+}  // namespace
+
 std::span<const KernelEntry> matmul_kernels() {
   static constexpr KernelEntry kTable[] = {
       {"aten::addmm.out", addmm_out},
+      {"aten::bmm.out", bmm_out},
       {"aten::mm.out", mm_out},
   };
   return kTable;
