@@ -1,9 +1,199 @@
-// Placeholder: the kernels of this family are being written (issue #3).
+// Activations: relu, hardtanh, sigmoid, gelu (exact and tanh approximation), silu.
+//
+// As in ExecuTorch's portable kernels: relu and hardtanh keep self's dtype (any real type, not
+// bool); gelu and silu take a floating self and keep its dtype; sigmoid takes any computed dtype
+// and writes a floating out, like tanh. NaN passes through relu and hardtanh unchanged.
 
+#include <cmath>
+#include <string_view>
+
+#include "kernels/elementwise.h"
+#include "kernels/kernel_util.h"
 #include "kernels/kernels.h"
+#include "kernels/pointwise_util.h"
 
 namespace etkit::kernels {
+namespace {
 
-std::span<const KernelEntry> activation_kernels() { return {}; }
+using pointwise::check_floating_out;
+using pointwise::scalar_fits;
+using pointwise::ScalarText;
+
+// Unpacks self (args[0]) and out (args[out_index]), checking the argument count first.
+bool self_and_out(KernelContext& ctx, std::span<EValue*> args, size_t num_schema_args,
+                  Tensor** self, Tensor** out) {
+  if (!check_num_args(ctx, args, num_schema_args)) return false;
+  *self = tensor_arg(ctx, args, 0, "self");
+  if (*self == nullptr) return false;
+  *out = tensor_arg(ctx, args, num_schema_args - 1, "out");
+  if (*out == nullptr) return false;
+  return check_computed_dtype(ctx, **self, "self") && check_computed_dtype(ctx, **out, "out");
+}
+
+bool check_not_bool(KernelContext& ctx, const Tensor& self, const char* op) {
+  if (self.dtype() == ScalarType::Bool) {
+    ctx.fail(ErrorCode::InvalidType, "self has dtype bool, which %s does not support", op);
+    return false;
+  }
+  return true;
+}
+
+bool check_floating_self(KernelContext& ctx, const Tensor& self, const char* op) {
+  if (!is_floating_type(self.dtype())) {
+    ctx.fail(ErrorCode::InvalidType, "self has dtype %s; %s needs a floating type",
+             scalar_type_name(self.dtype()), op);
+    return false;
+  }
+  return true;
+}
+
+// 1 / (1 + e^-x); e^-x overflows to inf for very negative x, which gives the right 0.
+template <typename C>
+inline C sigmoid(C x) {
+  return C(1) / (C(1) + std::exp(-x));
+}
+
+void relu_out(KernelContext& ctx, std::span<EValue*> args) {
+  Tensor* self;
+  Tensor* out;
+  if (!self_and_out(ctx, args, 2, &self, &out)) return;
+  if (!check_not_bool(ctx, *self, "relu")) return;
+  if (!check_dtype_is(ctx, *out, "out", self->dtype())) return;
+  if (!resize_out(ctx, *out, self->sizes())) return;
+  const Operand in = broadcast_operand(*self, out->sizes());
+  dispatch_dtype(out->dtype(), [&](auto tag) {
+    using C = typename decltype(tag)::type;
+    if constexpr (!std::is_same_v<C, bool>) {
+      // `x < 0` is false for NaN, so NaN passes through as in PyTorch.
+      elementwise<C, 1>(*out, {in}, [](C x) { return x < C(0) ? C(0) : x; });
+    }
+  });
+}
+
+void hardtanh_out(KernelContext& ctx, std::span<EValue*> args) {
+  Tensor* self;
+  Tensor* out;
+  if (!self_and_out(ctx, args, 4, &self, &out)) return;
+  if (!check_not_bool(ctx, *self, "hardtanh")) return;
+  Scalar lo;
+  Scalar hi;
+  if (!scalar_arg(ctx, args, 1, "min_val", &lo) || !scalar_arg(ctx, args, 2, "max_val", &hi)) {
+    return;
+  }
+  if (!check_dtype_is(ctx, *out, "out", self->dtype())) return;
+  // ExecuTorch refuses bounds that cannot be cast to self's dtype (a double for integers).
+  const bool integral = !is_floating_type(self->dtype());
+  if (integral && (lo.is_floating() || hi.is_floating())) {
+    ctx.fail(ErrorCode::InvalidType, "%s is a double, which cannot bound a %s tensor",
+             lo.is_floating() ? "min_val" : "max_val", scalar_type_name(self->dtype()));
+    return;
+  }
+  if (!resize_out(ctx, *out, self->sizes())) return;
+  const Operand in = broadcast_operand(*self, out->sizes());
+  dispatch_dtype(out->dtype(), [&](auto tag) {
+    using C = typename decltype(tag)::type;
+    if constexpr (!std::is_same_v<C, bool>) {
+      if (!scalar_fits<C>(lo) || !scalar_fits<C>(hi)) {
+        const bool bad_lo = !scalar_fits<C>(lo);
+        ctx.fail(ErrorCode::InvalidArgument, "%s %s does not fit dtype %s",
+                 bad_lo ? "min_val" : "max_val", ScalarText(bad_lo ? lo : hi).text,
+                 scalar_type_name(out->dtype()));
+        return;
+      }
+      const C l = lo.to<C>();
+      const C h = hi.to<C>();
+      // clamp(x, l, h) as PyTorch: NaN stays NaN; l > h gives h everywhere.
+      elementwise<C, 1>(*out, {in}, [l, h](C x) {
+        const C y = x < l ? l : x;
+        return y > h ? h : y;
+      });
+    }
+  });
+}
+
+void sigmoid_out(KernelContext& ctx, std::span<EValue*> args) {
+  Tensor* self;
+  Tensor* out;
+  if (!self_and_out(ctx, args, 2, &self, &out)) return;
+  // PyTorch computes sigmoid of integers and bools in a floating type; any floating out holds it.
+  if (!check_floating_out(ctx, *out)) return;
+  if (!resize_out(ctx, *out, self->sizes())) return;
+  const Operand in = broadcast_operand(*self, out->sizes());
+  dispatch_dtype(out->dtype(), [&](auto tag) {
+    using C = typename decltype(tag)::type;
+    if constexpr (std::is_floating_point_v<C>) {
+      elementwise<C, 1>(*out, {in}, [](C x) { return sigmoid(x); });
+    }
+  });
+}
+
+void gelu_out(KernelContext& ctx, std::span<EValue*> args) {
+  Tensor* self;
+  Tensor* out;
+  if (!self_and_out(ctx, args, 3, &self, &out)) return;
+  if (!args[1]->is_string()) {
+    ctx.fail(ErrorCode::InvalidType, "approximate is not a string, expected 'none' or 'tanh'");
+    return;
+  }
+  const std::string_view approximate = args[1]->to_string();
+  const bool use_tanh = approximate == "tanh";
+  if (!use_tanh && approximate != "none") {
+    ctx.fail(ErrorCode::InvalidArgument, "approximate is '%.*s', expected 'none' or 'tanh'",
+             static_cast<int>(approximate.size() > 32 ? 32 : approximate.size()),
+             approximate.data());
+    return;
+  }
+  if (!check_floating_self(ctx, *self, "gelu")) return;
+  if (!check_dtype_is(ctx, *out, "out", self->dtype())) return;
+  if (!resize_out(ctx, *out, self->sizes())) return;
+  const Operand in = broadcast_operand(*self, out->sizes());
+  dispatch_dtype(out->dtype(), [&](auto tag) {
+    using C = typename decltype(tag)::type;
+    if constexpr (std::is_floating_point_v<C>) {
+      if (use_tanh) {
+        // 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
+        constexpr C kBeta = C(0.7978845608028654);
+        constexpr C kKappa = C(0.044715);
+        elementwise<C, 1>(*out, {in}, [](C x) {
+          return C(0.5) * x * (C(1) + std::tanh(kBeta * (x + kKappa * x * x * x)));
+        });
+      } else {
+        // 0.5 x (1 + erf(x / sqrt(2)))
+        constexpr C kAlpha = C(0.7071067811865476);
+        elementwise<C, 1>(*out, {in},
+                          [](C x) { return C(0.5) * x * (C(1) + std::erf(x * kAlpha)); });
+      }
+    }
+  });
+}
+
+void silu_out(KernelContext& ctx, std::span<EValue*> args) {
+  Tensor* self;
+  Tensor* out;
+  if (!self_and_out(ctx, args, 2, &self, &out)) return;
+  if (!check_floating_self(ctx, *self, "silu")) return;
+  if (!check_dtype_is(ctx, *out, "out", self->dtype())) return;
+  if (!resize_out(ctx, *out, self->sizes())) return;
+  const Operand in = broadcast_operand(*self, out->sizes());
+  dispatch_dtype(out->dtype(), [&](auto tag) {
+    using C = typename decltype(tag)::type;
+    if constexpr (std::is_floating_point_v<C>) {
+      elementwise<C, 1>(*out, {in}, [](C x) { return x * sigmoid(x); });
+    }
+  });
+}
+
+}  // namespace
+
+std::span<const KernelEntry> activation_kernels() {
+  static constexpr KernelEntry kTable[] = {
+      {"aten::gelu.out", gelu_out},
+      {"aten::hardtanh.out", hardtanh_out},
+      {"aten::relu.out", relu_out},
+      {"aten::sigmoid.out", sigmoid_out},
+      {"aten::silu.out", silu_out},
+  };
+  return kTable;
+}
 
 }  // namespace etkit::kernels
