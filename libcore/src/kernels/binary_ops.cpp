@@ -1,13 +1,17 @@
-// Binary arithmetic: add, sub, mul (tensor and scalar), pow(tensor, scalar).
+// Binary arithmetic: add, sub, mul (tensor and scalar), pow(tensor, scalar), div (true and with
+// a rounding mode).
 //
 // The result dtype follows PyTorch's result_type (kernel_util.h) and, as in ExecuTorch's portable
-// kernels, `out` must have exactly that dtype. Integers wrap on overflow instead of being UB.
+// kernels, `out` must have exactly that dtype, except for div: true division computes integers
+// in float32 and writes any floating out; with a rounding mode the result may be cast to any out
+// PyTorch can cast it to. Integers wrap on overflow instead of being UB.
 
 #include <cmath>
 
 #include "kernels/elementwise.h"
 #include "kernels/kernel_util.h"
 #include "kernels/kernels.h"
+#include "kernels/pointwise_util.h"
 
 namespace etkit::kernels {
 namespace {
@@ -137,6 +141,127 @@ C int_pow(C base, uint64_t e) {
   return result;
 }
 
+enum class Rounding { None, Trunc, Floor };
+
+// PyTorch's div_floor for floating types: the floor of the exact quotient, computed from fmod so
+// that a quotient just below an integer does not round up to it.
+template <typename C>
+C floor_divide_floating(C a, C b) {
+  if (b == C(0)) return a / b;
+  const C mod = std::fmod(a, b);
+  C div = (a - mod) / b;
+  if (mod != C(0) && ((b < C(0)) != (mod < C(0)))) div -= C(1);
+  if (div == C(0)) return std::copysign(C(0), a / b);
+  C floor_div = std::floor(div);
+  if (div - floor_div > C(0.5)) floor_div += C(1);
+  return floor_div;
+}
+
+// Integer division rounded toward zero or down; `b` is not zero. INT_MIN / -1 wraps (to INT_MIN)
+// instead of trapping.
+template <typename C>
+C divide_integer(C a, C b, Rounding rounding) {
+  if constexpr (std::is_signed_v<C>) {
+    if (b == C(-1)) return sub_wrap(C(0), a);
+  }
+  C q = static_cast<C>(a / b);
+  if (rounding == Rounding::Floor) {
+    const C r = static_cast<C>(a % b);
+    if (r != C(0) && ((r < C(0)) != (b < C(0)))) q = static_cast<C>(q - C(1));
+  }
+  return q;
+}
+
+// True if any element of `t` is zero. Its elements fill numel() slots of memory whatever its dim
+// order, so they can be scanned flat.
+bool has_zero(const Tensor& t) {
+  for (int64_t i = 0; i < t.numel(); ++i) {
+    if (load_as<int64_t>(t.data(), t.dtype(), i) == 0) return true;
+  }
+  return false;
+}
+
+void div(KernelContext& ctx, std::span<EValue*> args, size_t out_index, Rounding rounding) {
+  BinaryArgs b;
+  if (!prepare_binary(ctx, args, out_index, &b)) return;
+  ScalarType compute = b.common;
+  if (rounding == Rounding::None) {
+    // True division: integers and bools divide in the default float dtype.
+    if (!is_floating_type(compute)) compute = ScalarType::Float;
+    if (!pointwise::check_floating_out(ctx, *b.out)) return;
+  } else {
+    if (compute == ScalarType::Bool) {
+      ctx.fail(ErrorCode::InvalidType,
+               "self and other have dtype bool, which division with a rounding mode does not "
+               "support");
+      return;
+    }
+    if (!pointwise::can_cast(compute, b.out->dtype())) {
+      ctx.fail(ErrorCode::InvalidType,
+               "out has dtype %s, which the result dtype %s cannot be cast to",
+               scalar_type_name(b.out->dtype()), scalar_type_name(compute));
+      return;
+    }
+    if (!is_floating_type(compute) && has_zero(*b.other)) {
+      ctx.fail(ErrorCode::InvalidArgument,
+               "other has a zero element: integer division by zero (rounding_mode '%s')",
+               rounding == Rounding::Trunc ? "trunc" : "floor");
+      return;
+    }
+  }
+  Shape shape;
+  if (!broadcast_shapes(ctx, *b.self, "self", *b.other, "other", &shape)) return;
+  if (!resize_out(ctx, *b.out, shape.span())) return;
+  b.operands = {broadcast_operand(*b.self, b.out->sizes()),
+                broadcast_operand(*b.other, b.out->sizes())};
+  pointwise::dispatch_pair(b.out->dtype(), compute, [&](auto out_tag, auto compute_tag) {
+    using O = typename decltype(out_tag)::type;
+    using C = typename decltype(compute_tag)::type;
+    if constexpr (std::is_floating_point_v<C>) {
+      if (rounding == Rounding::None) {
+        pointwise::map_to<O, C, 2>(*b.out, b.operands, [](C x, C y) { return x / y; });
+      } else if (rounding == Rounding::Trunc) {
+        pointwise::map_to<O, C, 2>(*b.out, b.operands,
+                                   [](C x, C y) { return std::trunc(x / y); });
+      } else {
+        pointwise::map_to<O, C, 2>(*b.out, b.operands,
+                                   [](C x, C y) { return floor_divide_floating(x, y); });
+      }
+    } else if constexpr (!std::is_same_v<C, bool>) {
+      pointwise::map_to<O, C, 2>(*b.out, b.operands,
+                                 [rounding](C x, C y) { return divide_integer(x, y, rounding); });
+    }
+  });
+}
+
+void div_out(KernelContext& ctx, std::span<EValue*> args) {
+  if (!check_num_args(ctx, args, 3)) return;
+  div(ctx, args, 2, Rounding::None);
+}
+
+void div_mode_out(KernelContext& ctx, std::span<EValue*> args) {
+  if (!check_num_args(ctx, args, 4)) return;
+  Rounding rounding = Rounding::None;
+  const EValue* mode = args[2];
+  if (mode->is_string()) {
+    const std::string_view name = mode->to_string();
+    if (name == "trunc") {
+      rounding = Rounding::Trunc;
+    } else if (name == "floor") {
+      rounding = Rounding::Floor;
+    } else {
+      ctx.fail(ErrorCode::InvalidArgument,
+               "rounding_mode is '%.*s', expected 'trunc', 'floor' or none",
+               static_cast<int>(name.size() > 32 ? 32 : name.size()), name.data());
+      return;
+    }
+  } else if (!mode->is_none()) {
+    ctx.fail(ErrorCode::InvalidType, "rounding_mode is not a string or none");
+    return;
+  }
+  div(ctx, args, 3, rounding);
+}
+
 }  // namespace
 
 void add_out(KernelContext& ctx, std::span<EValue*> args) { add_sub(ctx, args, false); }
@@ -225,6 +350,8 @@ void pow_tensor_scalar_out(KernelContext& ctx, std::span<EValue*> args) {
 std::span<const KernelEntry> binary_kernels() {
   static constexpr KernelEntry kTable[] = {
       {"aten::add.out", add_out},
+      {"aten::div.out", div_out},
+      {"aten::div.out_mode", div_mode_out},
       {"aten::mul.Scalar_out", mul_scalar_out},
       {"aten::mul.out", mul_out},
       {"aten::pow.Tensor_Scalar_out", pow_tensor_scalar_out},

@@ -1,10 +1,13 @@
-// Unary elementwise kernels: neg (keeps the dtype) and tanh (floating result).
+// Unary elementwise kernels: neg (keeps the dtype); tanh, exp, log, sqrt, rsqrt (any computed
+// dtype in, floating result, as PyTorch computes integers in a floating type); logical_not (any
+// dtype in and out, 0/1 values).
 
 #include <cmath>
 
 #include "kernels/elementwise.h"
 #include "kernels/kernel_util.h"
 #include "kernels/kernels.h"
+#include "kernels/pointwise_util.h"
 
 namespace etkit::kernels {
 namespace {
@@ -17,6 +20,52 @@ bool unary_args(KernelContext& ctx, std::span<EValue*> args, Tensor** self, Tens
   *out = tensor_arg(ctx, args, 1, "out");
   if (*out == nullptr) return false;
   return check_computed_dtype(ctx, **self, "self") && check_computed_dtype(ctx, **out, "out");
+}
+
+// out = op(self) for a floating out of any floating dtype; self may be of any computed dtype and
+// is converted to out's as it is read.
+template <typename Op>
+void floating_unary(KernelContext& ctx, std::span<EValue*> args, Op op) {
+  Tensor* self;
+  Tensor* out;
+  if (!unary_args(ctx, args, &self, &out)) return;
+  if (!pointwise::check_floating_out(ctx, *out)) return;
+  if (!resize_out(ctx, *out, self->sizes())) return;
+  const Operand in = broadcast_operand(*self, out->sizes());
+  dispatch_dtype(out->dtype(), [&](auto tag) {
+    using C = typename decltype(tag)::type;
+    if constexpr (std::is_floating_point_v<C>) elementwise<C, 1>(*out, {in}, [&op](C x) { return op(x); });
+  });
+}
+
+void exp_out(KernelContext& ctx, std::span<EValue*> args) {
+  floating_unary(ctx, args, [](auto x) { return std::exp(x); });
+}
+
+void log_out(KernelContext& ctx, std::span<EValue*> args) {
+  floating_unary(ctx, args, [](auto x) { return std::log(x); });
+}
+
+void sqrt_out(KernelContext& ctx, std::span<EValue*> args) {
+  floating_unary(ctx, args, [](auto x) { return std::sqrt(x); });
+}
+
+void rsqrt_out(KernelContext& ctx, std::span<EValue*> args) {
+  floating_unary(ctx, args, [](auto x) { return decltype(x)(1) / std::sqrt(x); });
+}
+
+// PyTorch lets logical_not write any dtype: 1 where self is zero, else 0.
+void logical_not_out(KernelContext& ctx, std::span<EValue*> args) {
+  Tensor* self;
+  Tensor* out;
+  if (!unary_args(ctx, args, &self, &out)) return;
+  if (!resize_out(ctx, *out, self->sizes())) return;
+  const Operand in = broadcast_operand(*self, out->sizes());
+  pointwise::dispatch_pair(out->dtype(), self->dtype(), [&](auto out_tag, auto self_tag) {
+    using O = typename decltype(out_tag)::type;
+    using S = typename decltype(self_tag)::type;
+    pointwise::map_to<O, S, 1>(*out, {in}, [](S x) { return x == S(0); });
+  });
 }
 
 }  // namespace
@@ -64,7 +113,12 @@ void tanh_out(KernelContext& ctx, std::span<EValue*> args) {
 
 std::span<const KernelEntry> unary_kernels() {
   static constexpr KernelEntry kTable[] = {
+      {"aten::exp.out", exp_out},
+      {"aten::log.out", log_out},
+      {"aten::logical_not.out", logical_not_out},
       {"aten::neg.out", neg_out},
+      {"aten::rsqrt.out", rsqrt_out},
+      {"aten::sqrt.out", sqrt_out},
       {"aten::tanh.out", tanh_out},
   };
   return kTable;

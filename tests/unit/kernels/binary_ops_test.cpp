@@ -1,4 +1,4 @@
-// add, sub, mul, mul.Scalar, pow.Tensor_Scalar. Expected values are worked out by hand from
+// add, sub, mul, mul.Scalar, pow.Tensor_Scalar, div and div.out_mode. Expected values are worked out by hand from
 // PyTorch's documented semantics (broadcasting, torch.result_type, alpha).
 
 #include <doctest/doctest.h>
@@ -6,6 +6,8 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <string_view>
+#include <vector>
 
 #include "kernel_test_util.h"
 
@@ -345,6 +347,165 @@ TEST_CASE("kernel pow.Tensor_Scalar") {
     auto e = zeros(D, {0});
     auto out = zeros(D, {0});
     check_ok(Args().t(e).d(3.0).t(out).run("aten::pow.Tensor_Scalar_out"));
+  }
+}
+
+// div.out_mode(self, other, rounding_mode, out) with rounding_mode as a String or None value
+// (Args has no string values).
+KernelContext div_mode(HostTensor& self, HostTensor& other, EValue mode, Tensor& out) {
+  EValue values[4] = {EValue::from_tensor(&self.tensor()), EValue::from_tensor(&other.tensor()),
+                      mode, EValue::from_tensor(&out)};
+  EValue* ptrs[5] = {&values[0], &values[1], &values[2], &values[3], &values[3]};
+  KernelFn fn = default_kernel_registry().find("aten::div.out_mode");
+  const bool found = fn != nullptr;
+  REQUIRE(found);
+  KernelContext ctx;
+  fn(ctx, std::span<EValue*>(ptrs));
+  return ctx;
+}
+EValue str(std::string_view s) { return EValue::from_string(s); }
+
+TEST_CASE("kernel div: registered") {
+  for (const char* name : {"aten::div.out", "aten::div.out_mode"}) {
+    const bool found = default_kernel_registry().find(name) != nullptr;
+    CHECK_MESSAGE(found, name);
+  }
+}
+
+TEST_CASE("kernel div: true division") {
+  SUBCASE("floats, broadcasting, division by zero is IEEE") {
+    auto a = make(F, {2, 3}, {1, -6, 3, 0, 5, -1}, {1, 0});
+    auto b = make(F, {3}, {2, 4, 0});
+    auto out = zeros(F, {2, 3});
+    check_ok(Args().t(a).t(b).t(out).run("aten::div.out"));
+    const std::vector<double> got = values(out.tensor());
+    CHECK(got[0] == 0.5);
+    CHECK(got[1] == -1.5);
+    CHECK(std::isinf(got[2]));
+    CHECK(got[3] == 0);
+    CHECK(got[4] == 1.25);
+    CHECK(std::isinf(got[5]));
+    CHECK(got[5] < 0);
+  }
+  SUBCASE("integers give float: -7 / 2 = -3.5; int / 0 = inf") {
+    auto a = make(L, {3}, {-7, 7, 1});
+    auto b = make(I, {3}, {2, 2, 0});
+    auto out = zeros(F, {3});
+    check_ok(Args().t(a).t(b).t(out).run("aten::div.out"));
+    CHECK(values(out.tensor())[0] == -3.5);
+    CHECK(values(out.tensor())[1] == 3.5);
+    CHECK(std::isinf(values(out.tensor())[2]));
+    auto dout = zeros(D, {3});
+    check_ok(Args().t(a).t(b).t(dout).run("aten::div.out"));
+    CHECK(values(dout.tensor())[0] == -3.5);
+    auto lout = zeros(L, {3});
+    check_error(Args().t(a).t(b).t(lout).run("aten::div.out"), ErrorCode::InvalidType,
+                "out has dtype int64, expected a floating type");
+  }
+  SUBCASE("promotion: int tensor / zero-dim double, bool / bool, rank 0, empty") {
+    auto a = make(I, {2}, {1, 3});
+    auto s = make(D, {}, {2});
+    auto out = zeros(D, {2});
+    check_ok(Args().t(a).t(s).t(out).run("aten::div.out"));
+    check_tensor(out.tensor(), D, {2}, {0.5, 1.5});
+    auto t = make(B, {2}, {1, 0});
+    auto u = make(B, {2}, {1, 1});
+    auto fout = zeros(F, {2});
+    check_ok(Args().t(t).t(u).t(fout).run("aten::div.out"));
+    check_tensor(fout.tensor(), F, {2}, {1, 0});
+    auto x = make(F, {}, {9});
+    auto y = make(F, {}, {3});
+    auto sout = zeros(F, {});
+    check_ok(Args().t(x).t(y).t(sout).run("aten::div.out"));
+    check_tensor(sout.tensor(), F, {}, {3});
+    auto e = zeros(F, {0, 2});
+    auto eout = zeros(F, {0, 2});
+    check_ok(Args().t(e).t(a).t(eout).run("aten::div.out"));
+  }
+  SUBCASE("errors") {
+    auto a = make(F, {2, 3}, {1, 2, 3, 4, 5, 6});
+    auto b = make(F, {2}, {1, 2});
+    auto out = zeros(F, {2, 3});
+    check_error(Args().t(a).t(b).t(out).run("aten::div.out"), ErrorCode::InvalidArgument,
+                "do not broadcast");
+    auto bad = zeros(F, {3, 2});
+    check_error(Args().t(a).t(a).t(bad).run("aten::div.out"), ErrorCode::InvalidArgument,
+                "out has sizes [3, 2], expected [2, 3]");
+    check_error(Args().t(a).t(a).i(1).t(out).run("aten::div.out"), ErrorCode::InvalidArgument,
+                "expected 4 arguments");
+  }
+}
+
+TEST_CASE("kernel div: rounding modes") {
+  SUBCASE("integers: floor of -7/2 is -4, trunc is -3") {
+    auto a = make(L, {4}, {-7, 7, -8, 7});
+    auto b = make(L, {4}, {2, 2, 2, -2});
+    auto out = zeros(L, {4});
+    check_ok(div_mode(a, b, str("floor"), out.tensor()));
+    check_tensor(out.tensor(), L, {4}, {-4, 3, -4, -4});
+    check_ok(div_mode(a, b, str("trunc"), out.tensor()));
+    check_tensor(out.tensor(), L, {4}, {-3, 3, -4, -3});
+    auto fout = zeros(F, {4});
+    check_ok(div_mode(a, b, str("floor"), fout.tensor()));
+    check_tensor(fout.tensor(), F, {4}, {-4, 3, -4, -4});
+  }
+  SUBCASE("narrow integers and INT_MIN / -1 wrap without UB") {
+    auto a = make(ScalarType::Char, {3}, {-128, -7, 100});
+    auto b = make(ScalarType::Char, {3}, {-1, 2, -3});
+    auto out = zeros(ScalarType::Char, {3});
+    check_ok(div_mode(a, b, str("floor"), out.tensor()));
+    check_tensor(out.tensor(), ScalarType::Char, {3}, {-128, -4, -34});
+    auto big = make(L, {1}, {-9223372036854775808.0});
+    auto m1 = make(L, {1}, {-1});
+    auto lout = zeros(L, {1});
+    check_ok(div_mode(big, m1, str("trunc"), lout.tensor()));
+    CHECK(lout.tensor().data_as<int64_t>()[0] == std::numeric_limits<int64_t>::min());
+  }
+  SUBCASE("floats") {
+    auto a = make(F, {2, 2}, {-7, 7, -0.5, 5.5}, {1, 0});
+    auto b = make(F, {2, 2}, {2, -2, 4, 0.5});
+    auto out = zeros(F, {2, 2});
+    check_ok(div_mode(a, b, str("floor"), out.tensor()));
+    check_tensor(out.tensor(), F, {2, 2}, {-4, -4, -1, 11});
+    check_ok(div_mode(a, b, str("trunc"), out.tensor()));
+    check_tensor(out.tensor(), F, {2, 2}, {-3, -3, 0, 11});
+    check_ok(div_mode(a, b, EValue(), out.tensor()));
+    check_tensor(out.tensor(), F, {2, 2}, {-3.5, -3.5, -0.125, 11});
+    auto z = make(F, {1}, {0});
+    auto one = make(F, {1}, {1});
+    auto zout = zeros(F, {1});
+    check_ok(div_mode(one, z, str("floor"), zout.tensor()));
+    CHECK(std::isinf(values(zout.tensor())[0]));
+  }
+  SUBCASE("none with integers is true division") {
+    auto a = make(I, {2}, {-7, 1});
+    auto b = make(I, {2}, {2, 4});
+    auto out = zeros(F, {2});
+    check_ok(div_mode(a, b, EValue(), out.tensor()));
+    check_tensor(out.tensor(), F, {2}, {-3.5, 0.25});
+  }
+  SUBCASE("errors") {
+    auto a = make(I, {3}, {1, 2, 3});
+    auto z = make(I, {3}, {1, 0, 1});
+    auto out = zeros(I, {3});
+    check_error(div_mode(a, z, str("floor"), out.tensor()), ErrorCode::InvalidArgument,
+                "integer division by zero");
+    check_error(div_mode(a, z, str("trunc"), out.tensor()), ErrorCode::InvalidArgument,
+                "integer division by zero");
+    check_error(div_mode(a, a, str("round"), out.tensor()), ErrorCode::InvalidArgument,
+                "rounding_mode is 'round', expected 'trunc', 'floor' or none");
+    check_error(div_mode(a, a, EValue::from_int(1), out.tensor()), ErrorCode::InvalidType,
+                "rounding_mode is not a string or none");
+    auto f = make(F, {3}, {1, 2, 3});
+    check_error(div_mode(f, a, str("floor"), out.tensor()), ErrorCode::InvalidType,
+                "out has dtype int32, which the result dtype float32 cannot be cast to");
+    auto b = make(B, {3}, {1, 1, 1});
+    auto bout = zeros(B, {3});
+    check_error(div_mode(b, b, str("trunc"), bout.tensor()), ErrorCode::InvalidType,
+                "division with a rounding mode does not support");
+    auto h = zeros(ScalarType::Half, {3});
+    check_error(div_mode(h, a, str("trunc"), out.tensor()), ErrorCode::InvalidType,
+                "self has dtype float16");
   }
 }
 

@@ -1,4 +1,5 @@
-// neg and tanh.
+// neg, tanh, exp, log, sqrt, rsqrt, logical_not. Expected values from the C library's functions
+// of the same name on doubles, and from PyTorch's documented dtype rules.
 
 #include <doctest/doctest.h>
 
@@ -16,6 +17,7 @@ constexpr auto D = ScalarType::Double;
 constexpr auto I = ScalarType::Int;
 constexpr auto L = ScalarType::Long;
 constexpr auto B = ScalarType::Bool;
+constexpr auto U8 = ScalarType::Byte;
 
 TEST_CASE("kernel neg") {
   SUBCASE("float, transposed input") {
@@ -97,6 +99,110 @@ TEST_CASE("kernel tanh") {
     check_error(Args().t(a).t(out).b(true).run_raw("aten::tanh.out"), ErrorCode::InvalidType,
                 "return slot is a bool");
   }
+}
+
+TEST_CASE("kernel unary: exp, log, sqrt, rsqrt and logical_not are registered") {
+  for (const char* name :
+       {"aten::exp.out", "aten::log.out", "aten::sqrt.out", "aten::rsqrt.out",
+        "aten::logical_not.out"}) {
+    const bool found = default_kernel_registry().find(name) != nullptr;
+    CHECK_MESSAGE(found, name);
+  }
+}
+
+TEST_CASE("kernel unary: exp, log, sqrt, rsqrt of floats") {
+  auto a = make(F, {2, 2}, {1, 4, 0.25, 9}, {1, 0});
+  auto out = zeros(F, {2, 2});
+  check_ok(Args().t(a).t(out).run("aten::exp.out"));
+  check_tensor(out.tensor(), F, {2, 2}, {std::exp(1.0), std::exp(4.0), std::exp(0.25), std::exp(9.0)});
+  check_ok(Args().t(a).t(out).run("aten::log.out"));
+  check_tensor(out.tensor(), F, {2, 2}, {0, std::log(4.0), std::log(0.25), std::log(9.0)});
+  check_ok(Args().t(a).t(out).run("aten::sqrt.out"));
+  check_tensor(out.tensor(), F, {2, 2}, {1, 2, 0.5, 3});
+  auto tout = zeros(F, {2, 2}, {1, 0});
+  check_ok(Args().t(a).t(tout).run("aten::rsqrt.out"));
+  check_tensor(tout.tensor(), F, {2, 2}, {1, 0.5, 2, 1.0 / 3});
+}
+
+TEST_CASE("kernel unary: edge values of log, sqrt, rsqrt") {
+  auto a = make(D, {3}, {0, -1, 1});
+  auto out = zeros(D, {3});
+  check_ok(Args().t(a).t(out).run("aten::log.out"));
+  std::vector<double> got = values(out.tensor());
+  CHECK(std::isinf(got[0]));
+  CHECK(got[0] < 0);
+  CHECK(std::isnan(got[1]));
+  check_ok(Args().t(a).t(out).run("aten::sqrt.out"));
+  got = values(out.tensor());
+  CHECK(got[0] == 0);
+  CHECK(std::isnan(got[1]));
+  check_ok(Args().t(a).t(out).run("aten::rsqrt.out"));
+  got = values(out.tensor());
+  CHECK(std::isinf(got[0]));
+  CHECK(got[2] == 1);
+}
+
+TEST_CASE("kernel unary: integer and bool inputs of exp, log, sqrt, rsqrt give a floating out") {
+  auto a = make(L, {3}, {0, 1, 4});
+  auto out = zeros(F, {3});
+  check_ok(Args().t(a).t(out).run("aten::exp.out"));
+  check_tensor(out.tensor(), F, {3}, {1, std::exp(1.0), std::exp(4.0)});
+  check_ok(Args().t(a).t(out).run("aten::sqrt.out"));
+  check_tensor(out.tensor(), F, {3}, {0, 1, 2});
+  auto i = make(I, {2, 1}, {4, 16});
+  auto dout = zeros(D, {2, 1});
+  check_ok(Args().t(i).t(dout).run("aten::rsqrt.out"));
+  check_tensor(dout.tensor(), D, {2, 1}, {0.5, 0.25});
+  auto b = make(B, {2}, {1, 0});
+  auto bout = zeros(F, {2});
+  check_ok(Args().t(b).t(bout).run("aten::log.out"));
+  CHECK(values(bout.tensor())[0] == 0);
+  CHECK(std::isinf(values(bout.tensor())[1]));
+  SUBCASE("rank 0, empty, errors") {
+    auto s = make(F, {}, {0});
+    auto sout = zeros(F, {});
+    check_ok(Args().t(s).t(sout).run("aten::exp.out"));
+    check_tensor(sout.tensor(), F, {}, {1});
+    auto e = zeros(I, {0, 3});
+    auto eout = zeros(F, {0, 3});
+    check_ok(Args().t(e).t(eout).run("aten::log.out"));
+    auto iout = zeros(L, {3});
+    check_error(Args().t(a).t(iout).run("aten::exp.out"), ErrorCode::InvalidType,
+                "out has dtype int64, expected a floating type");
+    auto wrong = zeros(F, {2});
+    check_error(Args().t(a).t(wrong).run("aten::sqrt.out"), ErrorCode::InvalidArgument,
+                "out has sizes [2], expected [3]");
+    auto h = zeros(ScalarType::Half, {3});
+    check_error(Args().t(h).t(out).run("aten::rsqrt.out"), ErrorCode::InvalidType,
+                "self has dtype float16");
+    check_error(Args().t(a).run_raw("aten::log.out"), ErrorCode::InvalidArgument,
+                "expected 3 arguments");
+  }
+}
+
+TEST_CASE("kernel unary: logical_not writes 0/1 in any out dtype") {
+  auto a = make(F, {2, 3}, {0, 1.5, -0.0, std::nan(""), -2, 0}, {1, 0});
+  auto out = zeros(B, {2, 3});
+  check_ok(Args().t(a).t(out).run("aten::logical_not.out"));
+  check_tensor(out.tensor(), B, {2, 3}, {1, 0, 1, 0, 0, 1});
+  auto i = make(I, {3}, {0, 7, -1});
+  auto fout = zeros(F, {3});
+  check_ok(Args().t(i).t(fout).run("aten::logical_not.out"));
+  check_tensor(fout.tensor(), F, {3}, {1, 0, 0});
+  auto b = make(B, {2}, {1, 0});
+  auto uout = zeros(U8, {2});
+  check_ok(Args().t(b).t(uout).run("aten::logical_not.out"));
+  check_tensor(uout.tensor(), U8, {2}, {0, 1});
+  auto bb = zeros(B, {2});
+  check_ok(Args().t(b).t(bb).run("aten::logical_not.out"));
+  check_tensor(bb.tensor(), B, {2}, {0, 1});
+  auto s = make(L, {}, {0});
+  auto sout = zeros(L, {});
+  check_ok(Args().t(s).t(sout).run("aten::logical_not.out"));
+  check_tensor(sout.tensor(), L, {}, {1});
+  auto wrong = zeros(B, {3, 2});
+  check_error(Args().t(a).t(wrong).run("aten::logical_not.out"), ErrorCode::InvalidArgument,
+              "out has sizes [3, 2], expected [2, 3]");
 }
 
 }  // namespace
