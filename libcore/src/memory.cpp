@@ -1,5 +1,7 @@
 #include "etkit/core/memory.h"
 
+#include "etkit/core/event_tracer.h"
+
 namespace etkit {
 
 void* MemoryAllocator::allocate(size_t size, size_t alignment) {
@@ -8,6 +10,7 @@ void* MemoryAllocator::allocate(size_t size, size_t alignment) {
   const size_t offset = start - base;
   if (offset > size_ || size > size_ - offset) return nullptr;
   used_ = offset + size;
+  if (tracer_ != nullptr) tracer_->track_allocation(tracer_id_, size);
   return base_ + offset;
 }
 

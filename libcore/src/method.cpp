@@ -63,15 +63,46 @@ size_t MethodMeta::method_allocator_bytes() const {
 
 Result<Method> Method::load(const Program& program, std::string_view name,
                             const MemoryManager& memory, const KernelRegistry& kernels,
-                            const BackendRegistry& backends) {
+                            const BackendRegistry& backends, EventTracer* tracer) {
   const fb::ExecutionPlan* plan = internal::find_plan(program, name);
   if (plan == nullptr) return program.method_meta(name).error();
   if (memory.method_allocator == nullptr) {
     return Error(ErrorCode::InvalidArgument, "no method allocator given");
   }
-  ETKIT_ASSIGN_OR_RETURN(MethodState * state,
-                         internal::load_method_state(program, plan, memory, kernels, backends));
-  return Method(state);
+  const bool profile = tracer != nullptr && tracer->profiling_level() >= ProfilingLevel::MethodOnly;
+  TracerEntry load_event;
+  TracerEntry init_event;
+  if (tracer != nullptr) {
+    char block[128];
+    std::snprintf(block, sizeof(block), "%.*s:load", static_cast<int>(name.size()), name.data());
+    tracer->create_event_block(block);
+    tracer->set_chain_debug_handle(kUnsetChainId, kUnsetDebugHandle);
+    if (profile) {
+      load_event = tracer->start_profiling("Program::load_method");
+      init_event = tracer->start_profiling("Method::init");
+    }
+  }
+  const size_t used_before = memory.method_allocator->used();
+  Result<MethodState*> state =
+      internal::load_method_state(program, plan, memory, kernels, backends, tracer);
+  if (tracer != nullptr) {
+    if (profile) {
+      tracer->end_profiling(init_event);
+      tracer->end_profiling(load_event);
+    }
+    // What loading took from the method allocator, and the planned buffers it runs in.
+    const AllocatorId method_id = tracer->track_allocator("method_allocator");
+    tracer->track_allocation(method_id, memory.method_allocator->used() - used_before);
+    const auto* sizes = plan->non_const_buffer_sizes();
+    if (sizes->size() > 1) {
+      const AllocatorId planned_id = tracer->track_allocator("planned_memory");
+      for (uint32_t i = 1; i < sizes->size(); ++i) {
+        tracer->track_allocation(planned_id, static_cast<size_t>(sizes->Get(i)));
+      }
+    }
+  }
+  if (!state.ok()) return state.error();
+  return Method(*state);
 }
 
 Method::Method(Method&& other) noexcept : state_(other.state_) { other.state_ = nullptr; }
@@ -93,6 +124,9 @@ std::string_view Method::name() const { return fb_string(state_->plan->name()); 
 size_t Method::num_inputs() const { return state_->plan->inputs()->size(); }
 size_t Method::num_outputs() const { return state_->plan->outputs()->size(); }
 MethodMeta Method::meta() const { return *state_->program->method_meta(name()); }
+
+void Method::set_event_tracer(EventTracer* tracer) { state_->tracer = tracer; }
+EventTracer* Method::event_tracer() const { return state_->tracer; }
 
 size_t Method::num_instructions() const {
   size_t n = 0;
@@ -228,6 +262,22 @@ Error Method::set_output_data(size_t i, void* data, size_t bytes) {
   return Error();
 }
 
+namespace {
+
+// The profiling event name of each instruction kind (ExecuTorch's names).
+const char* instruction_event_name(InstrKind kind) {
+  switch (kind) {
+    case InstrKind::Kernel: return "OPERATOR_CALL";
+    case InstrKind::Delegate: return "DELEGATE_CALL";
+    case InstrKind::Move: return "MOVE_CALL";
+    case InstrKind::JumpFalse: return "JF_CALL";
+    case InstrKind::Free: return "FREE_CALL";
+  }
+  return "OPERATOR_CALL";
+}
+
+}  // namespace
+
 Error Method::execute() {
   MethodState& s = *state_;
   for (uint32_t k = 0; k < num_inputs(); ++k) {
@@ -243,43 +293,88 @@ Error Method::execute() {
                    "output %u has no memory: bind it with set_output_data before executing", k);
     }
   }
+  // Tracing costs one predictable branch per instruction when no tracer is attached.
+  EventTracer* const tracer = s.tracer;
+  bool profile_method = false;
+  bool profile_all = false;
+  TracerEntry method_event;
+  AllocatorId temp_id = 0;
+  if (tracer != nullptr) {
+    const std::string_view method_name = name();
+    tracer->create_event_block(method_name);
+    tracer->set_chain_debug_handle(kUnsetChainId, kUnsetDebugHandle);
+    profile_method = tracer->profiling_level() >= ProfilingLevel::MethodOnly;
+    profile_all = tracer->profiling_level() >= ProfilingLevel::All;
+    if (s.temp != nullptr) {
+      temp_id = tracer->track_allocator("temp_allocator");
+      s.temp->set_tracer(tracer, temp_id);
+    }
+    if (profile_method) method_event = tracer->start_profiling("Method::execute");
+  }
+  BackendExecutionContext backend_ctx{tracer, s.temp, name()};
+
   uint64_t executed = 0;
   size_t flat_base = 0;
-  for (uint32_t c = 0; c < s.num_chains; ++c) {
+  Error error;
+  for (uint32_t c = 0; c < s.num_chains && error.ok(); ++c) {
     const ChainState& chain = s.chains[c];
     uint32_t pc = 0;
     while (pc < chain.size) {
       if (++executed > kMaxInstructions) {
-        return Error(ErrorCode::Internal,
-                     "stopped after %" PRIu64 " instructions (a jump loop that never ends?)",
-                     kMaxInstructions);
+        error = Error(ErrorCode::Internal,
+                      "stopped after %" PRIu64 " instructions (a jump loop that never ends?)",
+                      kMaxInstructions);
+        break;
       }
       const Instr& ins = chain.instrs[pc];
+      TracerEntry instruction_event;
+      if (tracer != nullptr) {
+        tracer->set_chain_debug_handle(static_cast<ChainId>(c), pc);
+        if (profile_all) instruction_event = tracer->start_profiling(instruction_event_name(ins.kind));
+      }
+      uint32_t next = pc + 1;
       switch (ins.kind) {
         case InstrKind::Kernel: {
           KernelContext ctx(s.temp);
+          TracerEntry kernel_event;
+          if (profile_all) kernel_event = tracer->start_profiling(s.native_call_names[ins.a]);
           ins.fn(ctx, {ins.args, ins.num_args});
           if (s.temp != nullptr) s.temp->reset();
           if (ctx.failed()) {
             const std::string_view op = s.op_names[ins.a];
-            return Error(ctx.error().code(), "instruction %zu (%.*s): %s", flat_base + pc,
-                         static_cast<int>(op.size()), op.data(), ctx.error().message());
+            error = Error(ctx.error().code(), "instruction %zu (%.*s): %s", flat_base + pc,
+                          static_cast<int>(op.size()), op.data(), ctx.error().message());
+            break;
           }
-          ++pc;
+          if (tracer != nullptr) {
+            // The return slot holds the kernel's output(s): the out tensor or a list of them.
+            Result<bool> logged =
+                tracer->log_instruction_output(s.op_names[ins.a], pc, *ins.args[ins.num_args - 1]);
+            if (!logged.ok()) error = logged.error().with_context("instruction %zu", flat_base + pc);
+            if (profile_all) tracer->end_profiling(kernel_event);
+          }
           break;
         }
         case InstrKind::Delegate: {
           const DelegateState& d = s.delegates[ins.a];
-          Error e = d.backend->execute(d.handle, {ins.args, ins.num_args});
+          Error e = d.backend->execute(backend_ctx, d.handle, {ins.args, ins.num_args});
           if (!e.ok()) {
-            return e.with_context("instruction %zu (%s)", flat_base + pc, d.label);
+            error = e.with_context("instruction %zu (%s)", flat_base + pc, d.label);
+            break;
           }
-          ++pc;
+          if (tracer != nullptr) {
+            // Inputs and outputs cannot be told apart in a DelegateCall: all are logged, as
+            // ExecuTorch does, under the backend's name.
+            for (uint32_t k = 0; k < ins.num_args && error.ok(); ++k) {
+              if (!ins.args[k]->is_tensor() && !ins.args[k]->is_tensor_list()) continue;
+              Result<bool> logged = tracer->log_instruction_output(d.backend_name, pc, *ins.args[k]);
+              if (!logged.ok()) error = logged.error().with_context("instruction %zu", flat_base + pc);
+            }
+          }
           break;
         }
         case InstrKind::Move:
           s.values[ins.b] = s.values[ins.a];
-          ++pc;
           break;
         case InstrKind::JumpFalse: {
           const EValue& cond = s.values[ins.a];
@@ -291,24 +386,45 @@ Error Method::execute() {
             const auto* p = t.data_as<const uint8_t>();
             for (int64_t e = 0; e < t.numel(); ++e) value = value && p[e] != 0;
           } else {
-            return Error(ErrorCode::InvalidType,
-                         "instruction %zu (jump_false): condition is a %s, expected a bool",
-                         flat_base + pc, tag_name(cond.tag()));
+            error = Error(ErrorCode::InvalidType,
+                          "instruction %zu (jump_false): condition is a %s, expected a bool",
+                          flat_base + pc, tag_name(cond.tag()));
+            break;
           }
-          pc = value ? pc + 1 : ins.b;
+          if (!value) next = ins.b;
           break;
         }
         case InstrKind::Free:
           // Planned and constant memory belongs to the plan and stays bound (ExecuTorch emits
           // FreeCall only for unbounded dynamic tensors); caller-bound memory is released.
           if (!s.owns_memory[ins.a]) s.values[ins.a].to_tensor().set_data(nullptr, 0);
-          ++pc;
           break;
       }
+      if (profile_all) tracer->end_profiling(instruction_event);
+      if (!error.ok()) break;
+      pc = next;
     }
     flat_base += chain.size;
   }
-  return Error();
+
+  if (tracer != nullptr) {
+    tracer->set_chain_debug_handle(kUnsetChainId, kUnsetDebugHandle);
+    if (profile_method) tracer->end_profiling(method_event);
+    if (s.temp != nullptr) s.temp->set_tracer(nullptr, 0);
+    // Program outputs are logged after the timed region, as ExecuTorch does.
+    if (error.ok() && tracer->debug_level() >= DebugLevel::ProgramOutputs) {
+      for (size_t k = 0; k < num_outputs() && error.ok(); ++k) {
+        const EValue& v = output(k);
+        if (!v.is_tensor() && !v.is_tensor_list() && !v.is_int() && !v.is_double() &&
+            !v.is_bool()) {
+          continue;  // None and strings have no ETDump value
+        }
+        Result<bool> logged = tracer->log_evalue(v, LoggedValueKind::ProgramOutput);
+        if (!logged.ok()) error = logged.error().with_context("output %zu", k);
+      }
+    }
+  }
+  return error;
 }
 
 }  // namespace etkit

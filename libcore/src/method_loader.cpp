@@ -25,8 +25,13 @@ size_t array_bytes(size_t n) {
 class Loader {
  public:
   Loader(const Program& program, const fb::ExecutionPlan* plan, const MemoryManager& memory,
-         const KernelRegistry& kernels, const BackendRegistry& backends)
-      : program_(program), plan_(plan), memory_(memory), kernels_(kernels), backends_(backends) {}
+         const KernelRegistry& kernels, const BackendRegistry& backends, EventTracer* tracer)
+      : program_(program),
+        plan_(plan),
+        memory_(memory),
+        kernels_(kernels),
+        backends_(backends),
+        tracer_(tracer) {}
 
   Result<MethodState*> load() {
     MemoryAllocator& alloc = *memory_.method_allocator;
@@ -35,6 +40,7 @@ class Loader {
     state_->program = &program_;
     state_->plan = plan_;
     state_->temp = memory_.temp_allocator;
+    state_->tracer = tracer_;
     ETKIT_TRY(check_planned_buffers());
     ETKIT_TRY(load_values());
     ETKIT_TRY(load_operators());
@@ -238,6 +244,7 @@ class Loader {
     const auto* ops = plan_->operators();
     state_->num_ops = ops == nullptr ? 0 : ops->size();
     ETKIT_ASSIGN_OR_RETURN(state_->op_names, alloc<std::string_view>(state_->num_ops));
+    ETKIT_ASSIGN_OR_RETURN(state_->native_call_names, alloc<std::string_view>(state_->num_ops));
     ETKIT_ASSIGN_OR_RETURN(fns_, alloc<KernelFn>(state_->num_ops));
     for (uint32_t i = 0; i < state_->num_ops; ++i) {
       const fb::Operator* op = ops->Get(i);
@@ -245,6 +252,15 @@ class Loader {
       ETKIT_ASSIGN_OR_RETURN(char* name, alloc<char>(cap));
       const size_t len = internal::operator_full_name(op, name, cap);
       state_->op_names[i] = std::string_view(name, len);
+      // ExecuTorch's kernel wrappers name their event after the operator without namespace.
+      const std::string_view full(name, len);
+      const size_t sep = full.find("::");
+      const std::string_view bare = sep == std::string_view::npos ? full : full.substr(sep + 2);
+      static constexpr std::string_view kPrefix = "native_call_";
+      ETKIT_ASSIGN_OR_RETURN(char* native, alloc<char>(kPrefix.size() + bare.size()));
+      std::memcpy(native, kPrefix.data(), kPrefix.size());
+      std::memcpy(native + kPrefix.size(), bare.data(), bare.size());
+      state_->native_call_names[i] = std::string_view(native, kPrefix.size() + bare.size());
       fns_[i] = kernels_.find(state_->op_names[i]);
     }
     return Error();
@@ -350,7 +366,7 @@ class Loader {
         compile_specs[k].key = fb_string(s->key());
         if (s->value() != nullptr) compile_specs[k].value = {s->value()->data(), s->value()->size()};
       }
-      BackendInitContext ctx{memory_.method_allocator, fb_string(plan_->name())};
+      BackendInitContext ctx{memory_.method_allocator, fb_string(plan_->name()), tracer_};
       Result<DelegateHandle*> handle =
           ds.backend->init(ctx, processed, {compile_specs, num_specs});
       if (!handle.ok()) {
@@ -369,6 +385,7 @@ class Loader {
   const MemoryManager& memory_;
   const KernelRegistry& kernels_;
   const BackendRegistry& backends_;
+  EventTracer* tracer_;
   MethodState* state_ = nullptr;
   KernelFn* fns_ = nullptr;
 };
@@ -411,10 +428,11 @@ size_t estimate_method_bytes(const fb::ExecutionPlan* plan) {
     }
   }
   const uint32_t num_ops = plan->operators() == nullptr ? 0 : plan->operators()->size();
-  total += array_bytes<std::string_view>(num_ops) + array_bytes<KernelFn>(num_ops);
+  total += array_bytes<std::string_view>(num_ops) * 2 + array_bytes<KernelFn>(num_ops);
   if (plan->operators() != nullptr) {
     for (const fb::Operator* op : *plan->operators()) {
-      total += array_bytes<char>(fb_string(op->name()).size() + fb_string(op->overload()).size() + 2);
+      const size_t name = fb_string(op->name()).size() + fb_string(op->overload()).size() + 2;
+      total += array_bytes<char>(name) + array_bytes<char>(name + 12);  // + "native_call_"
     }
   }
   const uint32_t num_delegates = plan->delegates() == nullptr ? 0 : plan->delegates()->size();
@@ -443,8 +461,8 @@ size_t estimate_method_bytes(const fb::ExecutionPlan* plan) {
 
 Result<MethodState*> load_method_state(const Program& program, const fb::ExecutionPlan* plan,
                                        const MemoryManager& memory, const KernelRegistry& kernels,
-                                       const BackendRegistry& backends) {
-  return Loader(program, plan, memory, kernels, backends).load();
+                                       const BackendRegistry& backends, EventTracer* tracer) {
+  return Loader(program, plan, memory, kernels, backends, tracer).load();
 }
 
 void destroy_delegates(MethodState* s) {

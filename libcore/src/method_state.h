@@ -45,19 +45,21 @@ struct MethodState {
   ChainState* chains = nullptr;
   uint32_t num_chains = 0;
   std::string_view* op_names = nullptr;
+  std::string_view* native_call_names = nullptr;  // "native_call_<op>.<overload>" per operator
   uint32_t num_ops = 0;
   DelegateState* delegates = nullptr;
   uint32_t num_delegates = 0;
   uint32_t num_delegates_initialized = 0;
   // Per value: memory comes from the plan or the program (not bindable by the caller).
   bool* owns_memory = nullptr;
+  EventTracer* tracer = nullptr;
 };
 
 /// Loads method `plan` of `program` into `memory`'s method allocator. On failure, delegates
 /// initialised so far are destroyed.
 Result<MethodState*> load_method_state(const Program& program, const fb::ExecutionPlan* plan,
                                        const MemoryManager& memory, const KernelRegistry& kernels,
-                                       const BackendRegistry& backends);
+                                       const BackendRegistry& backends, EventTracer* tracer);
 
 /// Releases the delegates of a loaded method (its memory belongs to the caller).
 void destroy_delegates(MethodState* state);

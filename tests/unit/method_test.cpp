@@ -376,7 +376,8 @@ class TestAddBackend final : public Backend {
     ++inits;
     return static_cast<DelegateHandle*>(scale);
   }
-  Error execute(DelegateHandle* handle, std::span<EValue*> args) const override {
+  Error execute(BackendExecutionContext&, DelegateHandle* handle,
+                std::span<EValue*> args) const override {
     if (args.size() != 3) return Error(ErrorCode::DelegateFailed, "expected 3 args");
     const float scale = *static_cast<float*>(handle);
     const Tensor& x = args[0]->to_tensor();

@@ -12,6 +12,7 @@
 #include <string_view>
 
 #include "etkit/core/evalue.h"
+#include "etkit/core/event_tracer.h"
 #include "etkit/core/memory.h"
 #include "etkit/core/result.h"
 
@@ -27,6 +28,17 @@ struct CompileSpec {
 struct BackendInitContext {
   /// The method's allocator; what the backend allocates here lives as long as the method.
   MemoryAllocator* allocator = nullptr;
+  std::string_view method_name;
+  /// The tracer attached at load, or null.
+  EventTracer* event_tracer = nullptr;
+};
+
+/// What a backend sees at each DelegateCall.
+struct BackendExecutionContext {
+  /// The tracer to report delegate events and intermediate outputs to, or null.
+  EventTracer* event_tracer = nullptr;
+  /// Scratch memory valid for this call only, or null.
+  MemoryAllocator* temp_allocator = nullptr;
   std::string_view method_name;
 };
 
@@ -45,7 +57,8 @@ class Backend {
   virtual Result<DelegateHandle*> init(BackendInitContext& ctx, std::span<const uint8_t> processed,
                                        std::span<const CompileSpec> compile_specs) const = 0;
   /// Runs one delegate call. `args` are the call's values: inputs first, then outputs.
-  virtual Error execute(DelegateHandle* handle, std::span<EValue*> args) const = 0;
+  virtual Error execute(BackendExecutionContext& ctx, DelegateHandle* handle,
+                        std::span<EValue*> args) const = 0;
   /// Releases what `init` set up (memory from the init allocator is not freed here).
   virtual void destroy(DelegateHandle* /*handle*/) const {}
 };

@@ -14,6 +14,8 @@
 
 namespace etkit {
 
+class EventTracer;
+
 /// A bump allocator over a caller-owned buffer. Not thread-safe.
 class MemoryAllocator {
  public:
@@ -39,6 +41,12 @@ class MemoryAllocator {
 
   /// Forgets every allocation (the memory is reused).
   void reset() { used_ = 0; }
+
+  /// Reports every allocation to `tracer` as allocator `id` (null stops reporting).
+  void set_tracer(EventTracer* tracer, uint32_t id) {
+    tracer_ = tracer;
+    tracer_id_ = id;
+  }
   size_t used() const { return used_; }
   size_t capacity() const { return size_; }
 
@@ -46,6 +54,8 @@ class MemoryAllocator {
   uint8_t* base_ = nullptr;
   size_t size_ = 0;
   size_t used_ = 0;
+  EventTracer* tracer_ = nullptr;
+  uint32_t tracer_id_ = 0;
 };
 
 /// The planned buffers of a memory plan: buffer k serves memory id k + 1.

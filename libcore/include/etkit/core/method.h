@@ -14,6 +14,7 @@
 
 #include "etkit/core/backend.h"
 #include "etkit/core/evalue.h"
+#include "etkit/core/event_tracer.h"
 #include "etkit/core/kernel.h"
 #include "etkit/core/memory.h"
 #include "etkit/core/program.h"
@@ -32,10 +33,12 @@ class Method {
   /// outlive the method. Errors: `NotFound` (no such method), `OutOfMemory` (method allocator too
   /// small), `NotImplemented` (an operator without a kernel, or a backend that is not registered:
   /// "backend 'NAME' is not available"), `NotSupported` (DYNAMIC_UNBOUND tensors),
-  /// `InvalidProgram`.
+  /// `InvalidProgram`. With `tracer`, loading is recorded in a block "<name>:load"
+  /// (`Program::load_method`, `Method::init`, the method and planned memory) and the tracer
+  /// stays attached for execution.
   static Result<Method> load(const Program& program, std::string_view name,
                              const MemoryManager& memory, const KernelRegistry& kernels,
-                             const BackendRegistry& backends);
+                             const BackendRegistry& backends, EventTracer* tracer = nullptr);
 
   Method(Method&& other) noexcept;
   Method& operator=(Method&& other) noexcept;
@@ -59,6 +62,13 @@ class Method {
   /// Binds caller memory to unplanned output `i`. Errors: `InvalidArgument` if the output is
   /// planned or constant, or `bytes` is smaller than the output.
   Error set_output_data(size_t i, void* data, size_t bytes);
+
+  /// Attaches `tracer` (null detaches). Each `execute()` then records one event block named
+  /// after the method: `Method::execute`, per instruction `OPERATOR_CALL` / `DELEGATE_CALL` /
+  /// `MOVE_CALL` / `JF_CALL` / `FREE_CALL` and `native_call_<op>` per kernel (as the profiling
+  /// level asks), kernel and delegate outputs and program outputs (as the debug level asks).
+  void set_event_tracer(EventTracer* tracer);
+  EventTracer* event_tracer() const;
 
   /// Runs every chain. Errors: a kernel failure (message names the instruction and operator),
   /// `InvalidState` for an input or output without memory, `DelegateFailed`, `Internal` when more
