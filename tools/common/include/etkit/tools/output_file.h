@@ -8,11 +8,11 @@
 #include <string>
 
 #include "etkit/core/error.h"
+#include "etkit/core/file_util.h"
 
 namespace etkit::tools {
 
-/// Writes `bytes` to `path` atomically. Errors: `AccessFailed` naming the path and the reason.
-Error write_file_atomic(const std::string& path, std::span<const uint8_t> bytes);
+using etkit::write_file_atomic;  // from etkit/core/file_util.h
 
 /// Creates directory `path` if it does not exist (not its parents). Errors: `AccessFailed`.
 Error ensure_directory(const std::string& path);
