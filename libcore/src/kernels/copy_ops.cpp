@@ -1,14 +1,16 @@
-// Kernels that produce a tensor like `self`: full_like, and the dim-order copies that convert
-// dtype (_to_dim_order_copy) or only layout (_clone_dim_order).
+// Kernels that produce a tensor like `self`: full_like, clone, copy, and the dim-order copies that
+// convert dtype (_to_dim_order_copy) or only layout (_clone_dim_order).
 
 #include <cfloat>
 #include <cmath>
 #include <cstdio>
 #include <limits>
 
+#include "kernels/dim_util.h"
 #include "kernels/elementwise.h"
 #include "kernels/kernel_util.h"
 #include "kernels/kernels.h"
+#include "kernels/scalar_fill.h"
 
 namespace etkit::kernels {
 namespace {
@@ -17,30 +19,6 @@ namespace {
 constexpr int64_t kMemoryFormatContiguous = 0;
 constexpr int64_t kMemoryFormatPreserve = 1;
 constexpr int64_t kLayoutStrided = 0;
-
-// Whether `value` fits the C++ type `C` without overflow (PyTorch refuses the fill otherwise).
-template <typename C>
-bool scalar_fits(const Scalar& value) {
-  if constexpr (std::is_same_v<C, bool>) {
-    return true;
-  } else if constexpr (std::is_floating_point_v<C>) {
-    if (!value.is_floating() || !std::isfinite(value.d)) return true;
-    return std::fabs(value.d) <= static_cast<double>(std::numeric_limits<C>::max());
-  } else {
-    constexpr auto kMin = std::numeric_limits<C>::min();
-    constexpr auto kMax = std::numeric_limits<C>::max();
-    switch (value.kind) {
-      case Scalar::Kind::Bool: return true;
-      case Scalar::Kind::Int:
-        return value.i >= static_cast<int64_t>(kMin) && value.i <= static_cast<int64_t>(kMax);
-      case Scalar::Kind::Double:
-        // kMax + 1 is a power of two, exact in double even for int64.
-        return std::isfinite(value.d) && value.d >= static_cast<double>(kMin) &&
-               value.d < static_cast<double>(kMax) + 1.0;
-    }
-    return false;
-  }
-}
 
 // Checks a dim_order argument (or its absence) against out's and self's dim orders.
 bool check_dim_order_arg(KernelContext& ctx, bool present, std::span<const int64_t> dim_order,
@@ -196,8 +174,75 @@ void clone_dim_order_out(KernelContext& ctx, std::span<EValue*> args) {
   dim_order_copy(ctx, args, false);
 }
 
+namespace {
+
+// clone.out(self, *, memory_format=None, out): out takes self's values in out's own layout.
+void clone_out(KernelContext& ctx, std::span<EValue*> args) {
+  if (!check_num_args(ctx, args, 3)) return;
+  Tensor* self = tensor_arg(ctx, args, 0, "self");
+  if (self == nullptr) return;
+  bool has_format;
+  int64_t format = 0;
+  if (!optional_int_arg(ctx, args, 1, "memory_format", &has_format, &format)) return;
+  if (has_format && format != kMemoryFormatContiguous && format != kMemoryFormatPreserve) {
+    ctx.fail(ErrorCode::NotSupported,
+             "memory_format is %lld, only contiguous (0) and preserve (1) are supported",
+             static_cast<long long>(format));
+    return;
+  }
+  Tensor* out = tensor_arg(ctx, args, 2, "out");
+  if (out == nullptr || !check_movable(ctx, *self, *out)) return;
+  if (!resize_out(ctx, *out, self->sizes())) return;
+  copy_same_shape(*self, *out);
+}
+
+// copy.out(self, src, non_blocking=False, *, out): src broadcast to self's shape, converted to
+// self's dtype; self only contributes its shape and dtype.
+void copy_out(KernelContext& ctx, std::span<EValue*> args) {
+  if (!check_num_args(ctx, args, 4)) return;
+  Tensor* self = tensor_arg(ctx, args, 0, "self");
+  if (self == nullptr) return;
+  Tensor* src = tensor_arg(ctx, args, 1, "src");
+  if (src == nullptr) return;
+  bool non_blocking;  // A CPU copy is always complete when the kernel returns.
+  if (!bool_arg(ctx, args, 2, "non_blocking", &non_blocking)) return;
+  Tensor* out = tensor_arg(ctx, args, 3, "out");
+  if (out == nullptr) return;
+  const bool same = src->dtype() == self->dtype();
+  if (same) {
+    if (!check_movable(ctx, *self, *out)) return;
+  } else if (!check_dtype_is(ctx, *out, "out", self->dtype()) ||
+             !check_computed_dtype(ctx, *self, "self") ||
+             !check_computed_dtype(ctx, *src, "src")) {
+    return;
+  }
+  bool fits = src->dim() <= self->dim();
+  for (int d = 1; fits && d <= src->dim(); ++d) {
+    fits = src->size(-d) == 1 || src->size(-d) == self->size(-d);
+  }
+  if (!fits) {
+    ctx.fail(ErrorCode::InvalidArgument, "src has sizes %s, which do not broadcast to %s",
+             SizesText(src->sizes()).text, SizesText(self->sizes()).text);
+    return;
+  }
+  if (!resize_out(ctx, *out, self->sizes())) return;
+  const Operand in = broadcast_operand(*src, out->sizes());
+  if (same) {
+    copy_elements(*out, in);
+    return;
+  }
+  dispatch_dtype(out->dtype(), [&](auto tag) {
+    using C = typename decltype(tag)::type;
+    elementwise<C, 1>(*out, {in}, [](C x) { return x; });
+  });
+}
+
+}  // namespace
+
 std::span<const KernelEntry> copy_kernels() {
   static constexpr KernelEntry kTable[] = {
+      {"aten::clone.out", clone_out},
+      {"aten::copy.out", copy_out},
       {"aten::full_like.out", full_like_out},
       {"dim_order_ops::_clone_dim_order.out", clone_dim_order_out},
       {"dim_order_ops::_to_dim_order_copy.out", to_dim_order_copy_out},

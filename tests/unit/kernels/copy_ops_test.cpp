@@ -1,4 +1,4 @@
-// full_like, _to_dim_order_copy, _clone_dim_order.
+// full_like, clone, copy, _to_dim_order_copy, _clone_dim_order.
 
 #include <doctest/doctest.h>
 
@@ -170,6 +170,113 @@ TEST_CASE("kernel _clone_dim_order") {
     auto out = zeros(D, {2});
     check_error(Args().t(a).b(false).none().t(out).run("dim_order_ops::_clone_dim_order.out"),
                 ErrorCode::InvalidType, "out has dtype float64, expected float32");
+  }
+}
+
+constexpr const char* kClone = "aten::clone.out";
+constexpr const char* kCopy = "aten::copy.out";
+
+TEST_CASE("kernel copy: operators are registered") {
+  for (const char* name : {"aten::full_like.out", kClone, kCopy,
+                           "dim_order_ops::_clone_dim_order.out",
+                           "dim_order_ops::_to_dim_order_copy.out"}) {
+    const bool found = default_kernel_registry().find(name) != nullptr;
+    CHECK_MESSAGE(found, name);
+  }
+}
+
+TEST_CASE("kernel copy: clone") {
+  SUBCASE("into another dim order, memory formats") {
+    auto a = make(L, {2, 3}, {1, 2, 3, 4, 5, 6});
+    auto out = zeros(L, {2, 3}, {1, 0});
+    check_ok(Args().t(a).none().t(out).run(kClone));
+    check_tensor(out.tensor(), L, {2, 3}, {1, 2, 3, 4, 5, 6});
+    auto back = zeros(L, {2, 3});
+    check_ok(Args().t(out).i(0).t(back).run(kClone));
+    check_tensor(back.tensor(), L, {2, 3}, {1, 2, 3, 4, 5, 6});
+    auto r3 = make(F, {2, 2, 2}, {1, 2, 3, 4, 5, 6, 7, 8}, {0, 2, 1});
+    auto out3 = zeros(F, {2, 2, 2}, {2, 0, 1});
+    check_ok(Args().t(r3).i(1).t(out3).run(kClone));
+    check_tensor(out3.tensor(), F, {2, 2, 2}, {1, 2, 3, 4, 5, 6, 7, 8});
+  }
+  SUBCASE("rank 0, empty, any element size, dynamic out") {
+    auto s = make(B, {}, {1});
+    auto sout = zeros(B, {});
+    check_ok(Args().t(s).none().t(sout).run(kClone));
+    check_tensor(sout.tensor(), B, {}, {1});
+    auto e = zeros(F, {0, 3});
+    auto eout = zeros(F, {0, 3});
+    check_ok(Args().t(e).none().t(eout).run(kClone));
+    auto h = make(H, {3}, {1, -2, 0.25});
+    auto hout = zeros(H, {3});
+    check_ok(Args().t(h).none().t(hout).run(kClone));
+    check_tensor(hout.tensor(), H, {3}, {1, -2, 0.25});
+    DynamicTensor dyn(H, {4}, 4);
+    check_ok(Args().t(h).none().t(dyn.tensor()).run(kClone));
+    check_tensor(dyn.tensor(), H, {3}, {1, -2, 0.25});
+  }
+  SUBCASE("errors") {
+    auto a = make(F, {2}, {1, 2});
+    auto out = zeros(F, {3});
+    check_error(Args().t(a).none().t(out).run(kClone), ErrorCode::InvalidArgument,
+                "out has sizes [3], expected [2]");
+    auto iout = zeros(I, {2});
+    check_error(Args().t(a).none().t(iout).run(kClone), ErrorCode::InvalidType,
+                "out has dtype int32, expected float32");
+    auto ok = zeros(F, {2});
+    check_error(Args().t(a).i(2).t(ok).run(kClone), ErrorCode::NotSupported,
+                "memory_format is 2");
+    check_error(Args().t(a).d(0.0).t(ok).run(kClone), ErrorCode::InvalidType,
+                "memory_format is a double");
+  }
+}
+
+TEST_CASE("kernel copy: copy") {
+  SUBCASE("src broadcasts to self's shape and converts to its dtype") {
+    auto self = zeros(F, {2, 3});
+    auto src = make(I, {3}, {1, 2, 3});
+    auto out = zeros(F, {2, 3}, {1, 0});
+    check_ok(Args().t(self).t(src).b(false).t(out).run(kCopy));
+    check_tensor(out.tensor(), F, {2, 3}, {1, 2, 3, 1, 2, 3});
+    auto col = make(D, {2, 1}, {-1.5, 2.75});
+    auto iself = zeros(I, {2, 2});
+    auto iout = zeros(I, {2, 2});
+    check_ok(Args().t(iself).t(col).b(true).t(iout).run(kCopy));
+    check_tensor(iout.tensor(), I, {2, 2}, {-1, -1, 2, 2});
+  }
+  SUBCASE("same dtype, transposed src, rank 0 src") {
+    auto self = zeros(L, {2, 2});
+    auto src = make(L, {2, 2}, {1, 2, 3, 4}, {1, 0});
+    auto out = zeros(L, {2, 2});
+    check_ok(Args().t(self).t(src).b(false).t(out).run(kCopy));
+    check_tensor(out.tensor(), L, {2, 2}, {1, 2, 3, 4});
+    auto s = make(L, {}, {9});
+    check_ok(Args().t(self).t(s).b(false).t(out).run(kCopy));
+    check_tensor(out.tensor(), L, {2, 2}, {9, 9, 9, 9});
+    auto b = make(B, {2}, {1, 0});
+    auto fself = zeros(F, {2});
+    auto fout = zeros(F, {2});
+    check_ok(Args().t(fself).t(b).b(false).t(fout).run(kCopy));
+    check_tensor(fout.tensor(), F, {2}, {1, 0});
+  }
+  SUBCASE("errors") {
+    auto self = zeros(F, {2, 3});
+    auto src = make(F, {2}, {1, 2});
+    auto out = zeros(F, {2, 3});
+    check_error(Args().t(self).t(src).b(false).t(out).run(kCopy), ErrorCode::InvalidArgument,
+                "src has sizes [2], which do not broadcast to [2, 3]");
+    auto big = zeros(F, {1, 2, 3});
+    check_error(Args().t(self).t(big).b(false).t(out).run(kCopy), ErrorCode::InvalidArgument,
+                "do not broadcast");
+    auto dout = zeros(D, {2, 3});
+    auto ok = make(F, {3}, {1, 2, 3});
+    check_error(Args().t(self).t(ok).b(false).t(dout).run(kCopy), ErrorCode::InvalidType,
+                "out has dtype float64, expected float32");
+    auto h = make(H, {3}, {1, 2, 3});
+    check_error(Args().t(self).t(h).b(false).t(out).run(kCopy), ErrorCode::InvalidType,
+                "src has dtype float16");
+    check_error(Args().t(self).t(ok).i(0).t(out).run(kCopy), ErrorCode::InvalidType,
+                "non_blocking is an int, expected a bool");
   }
 }
 
