@@ -198,5 +198,52 @@ TEST_CASE("kernel addmm") {
   }
 }
 
+TEST_CASE("kernel bmm: batches against a reference, dim orders, dtypes, errors") {
+  const bool registered = default_kernel_registry().find("aten::bmm.out") != nullptr;
+  CHECK(registered);
+  const int batch = 3, n = 9, k = 140, m = 20;  // crosses the k block
+  std::vector<double> av, bv, want;
+  for (int b = 0; b < batch; ++b) {
+    const auto a1 = iota_values(static_cast<size_t>(n * k), 0.5, -b);
+    const auto b1 = iota_values(static_cast<size_t>(k * m), 0.25, b);
+    const auto c1 = reference_mm(a1, b1, n, k, m);
+    av.insert(av.end(), a1.begin(), a1.end());
+    bv.insert(bv.end(), b1.begin(), b1.end());
+    want.insert(want.end(), c1.begin(), c1.end());
+  }
+  for (auto dtype : {F, D}) {
+    auto a = make(dtype, {batch, n, k}, av);
+    auto b = make(dtype, {batch, k, m}, bv, {0, 2, 1});
+    auto out = zeros(dtype, {batch, n, m}, {1, 0, 2});
+    check_ok(Args().t(a).t(b).t(out).run("aten::bmm.out"));
+    check_tensor(out.tensor(), dtype, {batch, n, m}, want);
+  }
+  auto ia = make(L, {2, 1, 2}, {1, 2, 3, 4});
+  auto ib = make(L, {2, 2, 1}, {5, 6, 7, 8});
+  auto iout = zeros(L, {2, 1, 1});
+  check_ok(Args().t(ia).t(ib).t(iout).run("aten::bmm.out"));
+  check_tensor(iout.tensor(), L, {2, 1, 1}, {17, 53});
+  auto e = zeros(F, {0, 2, 3});
+  auto eb = zeros(F, {0, 3, 4});
+  auto eo = zeros(F, {0, 2, 4});
+  check_ok(Args().t(e).t(eb).t(eo).run("aten::bmm.out"));
+
+  auto a = zeros(F, {2, 2, 3});
+  auto bad_b = zeros(F, {3, 3, 2});
+  auto out = zeros(F, {2, 2, 2});
+  check_error(Args().t(a).t(bad_b).t(out).run("aten::bmm.out"), ErrorCode::InvalidArgument,
+              "cannot be batch-multiplied");
+  auto m2 = zeros(F, {3, 2});
+  check_error(Args().t(a).t(m2).t(out).run("aten::bmm.out"), ErrorCode::InvalidArgument,
+              "mat2 has sizes [3, 2], expected a 3-D tensor");
+  auto b = zeros(F, {2, 3, 2});
+  auto bad_out = zeros(F, {2, 2, 3});
+  check_error(Args().t(a).t(b).t(bad_out).run("aten::bmm.out"), ErrorCode::InvalidArgument,
+              "out has sizes [2, 2, 3], expected [2, 2, 2]");
+  auto db = zeros(D, {2, 3, 2});
+  check_error(Args().t(a).t(db).t(out).run("aten::bmm.out"), ErrorCode::InvalidType,
+              "mat2 has dtype float64, expected float32");
+}
+
 }  // namespace
 }  // namespace etkit::test
