@@ -5,7 +5,7 @@ set -u
 tool=$1
 man=$2
 help_opts=$("$tool" --help | grep -oE '(^|[ ,])--?[a-zA-Z][a-zA-Z0-9-]*' | sed 's/^[ ,]//' | sort -u)
-man_opts=$(grep -A1 '^\.TP' "$man" | grep -E '^\.B' | grep -oE '\\-\\?-?[a-zA-Z][a-zA-Z0-9\\-]*' |
+man_opts=$(grep -A1 -E '^\.T[PQ]' "$man" | grep -E '^\.B' | grep -oE '\\-\\?-?[a-zA-Z][a-zA-Z0-9\\-]*' |
            sed 's/\\-/-/g' | sort -u)
 if [ "$help_opts" != "$man_opts" ]; then
   echo "options differ between '$tool --help' (<) and $man (>):"

@@ -7,7 +7,9 @@
 # Environment: ETKIT_BIN (folder of the tools, put first on PATH), ETKIT_SOURCE_DIR (the source
 # root, where commands run). Commands may use $FIXTURES (the shared real fixtures, relative to the
 # source root), $SAMPLES (built samples), $TEST_DATA (programs built from tests/data) and
-# $CASE_TMP (an empty folder for this case, removed afterwards). $SAMPLES and $TEST_DATA are
+# $CASE_TMP (an empty folder for this case, removed afterwards), $SRC (the source root, for
+# cases that cd into $CASE_TMP) and $ETDUMP_JSON (a command that decodes an ETDump with flatc:
+# `$ETDUMP_JSON run.etdump` prints it as JSON). $SAMPLES and $TEST_DATA are
 # absolute build paths: cd into them so that outputs stay the same in every build folder. --update rewrites the expected files of failing cases; review the diff like code.
 set -u
 update=0
@@ -26,7 +28,8 @@ for cmd_file in "$@"; do
     cd "$ETKIT_SOURCE_DIR" || exit 99
     export PATH="$ETKIT_BIN:$PATH" FIXTURES=../shared/fixtures/real \
            SAMPLES="${ETKIT_SAMPLES:-build/samples}" TEST_DATA="${ETKIT_TEST_DATA:-build/tests/data}" \
-           CASE_TMP="$case_tmp" LC_ALL=C
+           CASE_TMP="$case_tmp" SRC="$ETKIT_SOURCE_DIR" LC_ALL=C \
+           ETDUMP_JSON="$ETKIT_SOURCE_DIR/tests/cli/etdump_json.sh"
     set -o pipefail
     bash -c "$(cat "$cmd_file")" </dev/null
   ) >"$actual_out" 2>"$actual_err"

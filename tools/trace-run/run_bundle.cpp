@@ -10,8 +10,13 @@ namespace etkit::tools {
 
 int run_bundle(const ProgramFile& file, const TraceRunOptions& options) {
   const BundledProgram& bundle = *file.bundle();
+  int trace_exit = kExitOk;
+  std::unique_ptr<TraceSession> trace = start_tracing(options, &trace_exit);
+  if (trace_exit != kExitOk) return trace_exit;
   RunnerOptions runner;
   runner.max_memory = options.max_memory;
+  runner.backends = options.backends;
+  runner.tracer = trace ? &trace->tracer() : nullptr;
   size_t passed = 0;
   size_t failed = 0;
   std::string text;
@@ -50,11 +55,16 @@ int run_bundle(const ProgramFile& file, const TraceRunOptions& options) {
     root["cases"] = cases;
     root["passed"] = passed;
     root["failed"] = failed;
+    if (trace) root["etdump"] = options.trace.etdump_path;
     std::printf("%s\n", root.dump(2).c_str());
   } else {
     std::fputs(text.c_str(), stdout);
     std::printf("bundle: %zu of %zu test cases match their expected outputs\n", passed,
                 passed + failed);
+  }
+  if (trace) {
+    const int code = finish_tracing(*trace, options);
+    if (code != kExitOk) return code;
   }
   return failed == 0 ? kExitOk : kExitFailure;
 }

@@ -113,8 +113,13 @@ int run_method(const ProgramFile& file, const TraceRunOptions& options) {
     print_error(kTraceRun, name.error().message());
     return kExitUsage;
   }
+  int trace_exit = kExitOk;
+  std::unique_ptr<TraceSession> trace = start_tracing(options, &trace_exit);
+  if (trace_exit != kExitOk) return trace_exit;
   RunnerOptions runner;
   runner.max_memory = options.max_memory;
+  runner.backends = options.backends;
+  runner.tracer = trace ? &trace->tracer() : nullptr;
   Result<LoadedMethod> loaded = LoadedMethod::load(program, *name, runner);
   if (!loaded.ok()) {
     Error e = loaded.error();
@@ -233,8 +238,9 @@ int run_method(const ProgramFile& file, const TraceRunOptions& options) {
     timings["median_ms"] = t_median;
     timings["max_ms"] = t_max;
     root["timings"] = timings;
+    if (trace) root["etdump"] = options.trace.etdump_path;
     std::printf("%s\n", root.dump(2).c_str());
-    return kExitOk;
+    return trace ? finish_tracing(*trace, options) : kExitOk;
   }
 
   std::printf("method %s: %zu input%s, %zu output%s, %zu instruction%s\n", name->c_str(),
@@ -249,7 +255,7 @@ int run_method(const ProgramFile& file, const TraceRunOptions& options) {
                 options.iterations, options.iterations == 1 ? "" : "s", options.warmup, t_min,
                 t_median, t_max);
   }
-  return kExitOk;
+  return trace ? finish_tracing(*trace, options) : kExitOk;
 }
 
 }  // namespace etkit::tools

@@ -8,10 +8,34 @@
 
 namespace etkit::tools {
 
-int trace_run_main(int argc, char** argv) {
+namespace {
+
+Result<DebugLevel> parse_log(const std::string& s) {
+  if (s == "none") return DebugLevel::None;
+  if (s == "outputs") return DebugLevel::ProgramOutputs;
+  return DebugLevel::IntermediateOutputs;
+}
+
+Result<ProfilingLevel> parse_profile(const std::string& s) {
+  if (s == "none") return ProfilingLevel::None;
+  if (s == "method") return ProfilingLevel::MethodOnly;
+  return ProfilingLevel::All;
+}
+
+}  // namespace
+
+int trace_run_main(int argc, char** argv, const BackendRegistry* backends) {
   TraceRunOptions options;
+  options.backends = backends;
   std::string max_memory = "1G";
   std::string format = "text";
+  std::string log = "none";
+  std::string profile = "all";
+  std::string clock = "steady";
+  std::string debug_buffer_size;
+  std::string trace_memory = "16M";
+  std::vector<std::string> keep_ranges;
+  std::vector<std::string> drop_ranges;
 
   CLI::App app{"Run a method of an ExecuTorch program (.pte) or the test cases of a bundled "
                "program (.bpte), and report its outputs and timings.",
@@ -39,6 +63,35 @@ int trace_run_main(int argc, char** argv) {
   app.add_option("--format", format, "Output format: text or json (default text)")
       ->check(CLI::IsMember({"text", "json"}));
 
+  // Tracing.
+  TraceOptions& trace = options.trace;
+  app.add_option("--etdump", trace.etdump_path, "Record an ETDump of loading and every execution");
+  auto* debug_out = app.add_option("--debug-out", trace.debug_out_path,
+                                   "Stream logged tensor payloads to FILE (packed)");
+  auto* debug_buffer =
+      app.add_option("--debug-buffer-size", debug_buffer_size,
+                     "Keep payloads in a memory buffer of SIZE, saved beside the dump as "
+                     "NAME.debug.bin (default 16M)");
+  debug_out->excludes(debug_buffer);
+  app.add_option("--log", log, "Values to log: none, outputs or intermediates (default none)")
+      ->check(CLI::IsMember({"none", "outputs", "intermediates"}));
+  app.add_option("--profile", profile, "Profiling events: none, method or all (default all)")
+      ->check(CLI::IsMember({"none", "method", "all"}));
+  app.add_option("--clock", clock,
+                 "steady, or fake: each read advances 1 us, for byte-identical dumps")
+      ->check(CLI::IsMember({"steady", "fake"}));
+  app.add_option("--trace-memory", trace_memory,
+                 "Memory for recorded events (default 16M); events beyond it are dropped and "
+                 "counted");
+  app.add_option("--keep-name", trace.keep_names,
+                 "Log only outputs whose name fully matches REGEX (repeatable; see FILTERS)");
+  app.add_option("--drop-name", trace.drop_names,
+                 "Do not log outputs whose name fully matches REGEX (repeatable)");
+  app.add_option("--keep-range", keep_ranges,
+                 "Log only outputs whose index is in [A, B) (A:B, repeatable)");
+  app.add_option("--drop-range", drop_ranges,
+                 "Do not log outputs whose index is in [A, B) (A:B, repeatable)");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -65,6 +118,40 @@ int trace_run_main(int argc, char** argv) {
     return kExitUsage;
   }
   options.max_memory = *limit;
+
+  const bool tracing_flag_used = !trace.debug_out_path.empty() || !debug_buffer_size.empty() ||
+                                 log != "none" || app.count("--profile") > 0 ||
+                                 app.count("--clock") > 0 || app.count("--trace-memory") > 0 ||
+                                 !trace.keep_names.empty() || !trace.drop_names.empty() ||
+                                 !keep_ranges.empty() || !drop_ranges.empty();
+  if (tracing_flag_used && trace.etdump_path.empty()) {
+    print_error(kTraceRun, "tracing flags need --etdump FILE");
+    return kExitUsage;
+  }
+  trace.debug_level = *parse_log(log);
+  trace.profiling_level = *parse_profile(profile);
+  trace.fake_clock = clock == "fake";
+  for (const auto& [flag, text] : {std::pair<const char*, const std::string*>{"--debug-buffer-size", &debug_buffer_size},
+                                   {"--trace-memory", &trace_memory}}) {
+    if (text->empty()) continue;
+    Result<uint64_t> size = parse_size(*text);
+    if (!size.ok()) {
+      print_error(kTraceRun, std::string(flag) + ": " + size.error().message());
+      return kExitUsage;
+    }
+    (std::string(flag) == "--trace-memory" ? trace.event_memory : trace.debug_buffer_size) = *size;
+  }
+  for (const auto& [list, out] : {std::pair{&keep_ranges, &trace.keep_ranges},
+                                  std::pair{&drop_ranges, &trace.drop_ranges}}) {
+    for (const std::string& text : *list) {
+      Result<std::pair<int64_t, int64_t>> range = parse_range(text);
+      if (!range.ok()) {
+        print_error(kTraceRun, range.error().message());
+        return kExitUsage;
+      }
+      out->push_back(*range);
+    }
+  }
 
   Result<ProgramFile> file = ProgramFile::open(options.program_path, options.ptd_path);
   if (!file.ok()) return report(kTraceRun, file.error());

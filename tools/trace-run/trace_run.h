@@ -4,10 +4,12 @@
 // its outputs and timings. See man/trace-run.1.
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "etkit/core/runner.h"
+#include "etkit/core/trace_session.h"
 
 namespace etkit::tools {
 
@@ -28,9 +30,19 @@ struct TraceRunOptions {
   std::string ptd_path;
   uint64_t max_memory = uint64_t{1} << 30;
   OutputFormat format = OutputFormat::Text;
+  /// Tracing: active when `trace.etdump_path` is set.
+  TraceOptions trace;
+  /// Backends available to programs (the test build of trace-run registers a test backend).
+  const BackendRegistry* backends = nullptr;
 };
 
-int trace_run_main(int argc, char** argv);
+/// Sets up tracing for a run if asked (null session otherwise). Prints and returns the exit
+/// code on failure through `exit_code`.
+std::unique_ptr<TraceSession> start_tracing(const TraceRunOptions& options, int* exit_code);
+/// Writes the dump, reports what was written and what did not fit; returns an exit code.
+int finish_tracing(TraceSession& session, const TraceRunOptions& options);
+
+int trace_run_main(int argc, char** argv, const BackendRegistry* backends = nullptr);
 
 /// `--list`: every method's inputs and outputs.
 int list_methods(const ProgramFile& file, const TraceRunOptions& options);

@@ -1,0 +1,1 @@
+trace-run $FIXTURES/pte/et-add.pte --etdump $CASE_TMP/x.etdump --log intermediates --keep-range 5:2

@@ -1,0 +1,1 @@
+cd $CASE_TMP && trace-run $SRC/$FIXTURES/pte/dnf-training-mutable-data.pte --etdump a.etdump --log intermediates --clock fake > /dev/null && trace-run $SRC/$FIXTURES/pte/dnf-training-mutable-data.pte --etdump b.etdump --log intermediates --clock fake > /dev/null && cmp a.etdump b.etdump && cmp a.debug.bin b.debug.bin && sha256sum a.etdump a.debug.bin

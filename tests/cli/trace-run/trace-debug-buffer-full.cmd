@@ -1,0 +1,1 @@
+cd $SAMPLES && trace-run mlp.pte --etdump $CASE_TMP/run.etdump --log intermediates --debug-buffer-size 100 --clock fake | sed "s|$CASE_TMP|TMP|" && $ETDUMP_JSON $CASE_TMP/run.etdump | grep -E '"offset"|"name": "(d|w|c|t)'

@@ -1,0 +1,1 @@
+cd $CASE_TMP && trace-run $SRC/$FIXTURES/pte/et-add.pte --etdump run.etdump --log intermediates --debug-out payloads.bin --clock fake && od -A d -t x1 payloads.bin && $ETDUMP_JSON run.etdump | grep -E '"offset"'

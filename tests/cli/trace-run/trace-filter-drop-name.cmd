@@ -1,0 +1,1 @@
+cd $CASE_TMP && trace-run-testbackend $TEST_DATA/test_delegate.pte --etdump run.etdump --log intermediates --clock fake --drop-name 'aten::.*' --drop-name 'fused' > /dev/null && $ETDUMP_JSON run.etdump | grep -E '"delegate_debug_id_(int|str)"|"instruction_id"|"val"|"output"'

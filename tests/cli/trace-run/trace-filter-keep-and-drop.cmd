@@ -1,0 +1,1 @@
+cd $CASE_TMP && trace-run-testbackend $TEST_DATA/test_delegate.pte --etdump run.etdump --log intermediates --clock fake --keep-range 0:100 --drop-range 7:13 --keep-name 'aten::mul.*' > /dev/null && $ETDUMP_JSON run.etdump | grep -E '"delegate_debug_id_(int|str)"|"instruction_id"|"val"|"output"'

@@ -1,0 +1,1 @@
+cd $CASE_TMP && trace-run $SRC/$FIXTURES/pte/np-const-methods.pte --method get_tensor --etdump run.etdump --profile none --log outputs --clock fake && $ETDUMP_JSON run.etdump && od -A d -t x1 run.debug.bin
