@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <string>
 
 namespace etkit {
 
@@ -58,12 +59,13 @@ Error Tensor::resize(std::span<const int32_t> new_sizes) {
   }
   bool same = true;
   int64_t numel = 1;
+  bool overflow = false;
   for (size_t i = 0; i < rank_; ++i) {
     if (new_sizes[i] < 0) {
       return Error(ErrorCode::InvalidArgument, "negative size %d in dimension %zu", new_sizes[i], i);
     }
     if (new_sizes[i] != sizes_[i]) same = false;
-    numel *= new_sizes[i];
+    overflow = overflow || __builtin_mul_overflow(numel, int64_t{new_sizes[i]}, &numel);
   }
   if (same) return Error();
   char want[160];
@@ -73,11 +75,14 @@ Error Tensor::resize(std::span<const int32_t> new_sizes) {
   if (dynamism_ == ShapeDynamism::Static) {
     return Error(ErrorCode::InvalidArgument, "cannot resize static tensor %s to %s", have, want);
   }
-  const uint64_t bytes = static_cast<uint64_t>(numel) * element_size();
-  if (bytes > capacity_bytes_) {
+  uint64_t bytes = 0;
+  overflow = overflow || __builtin_mul_overflow(static_cast<uint64_t>(numel),
+                                                uint64_t{element_size()}, &bytes);
+  if (overflow || bytes > capacity_bytes_) {
     return Error(ErrorCode::InvalidArgument,
-                 "cannot resize tensor %s to %s: %llu bytes exceed its bound of %zu bytes", have,
-                 want, static_cast<unsigned long long>(bytes), capacity_bytes_);
+                 "cannot resize tensor %s to %s: %s bytes exceed its bound of %zu bytes", have,
+                 want, overflow ? "more than 2^64" : std::to_string(bytes).c_str(),
+                 capacity_bytes_);
   }
   for (size_t i = 0; i < rank_; ++i) sizes_[i] = new_sizes[i];
   recompute();

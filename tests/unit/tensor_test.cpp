@@ -71,6 +71,19 @@ TEST_CASE("tensor: static tensors keep their sizes; dynamic ones resize within c
   CHECK(dy.resize(negative).code() == ErrorCode::InvalidArgument);
 }
 
+TEST_CASE("tensor: a resize whose element count overflows is refused, not wrapped") {
+  int32_t sizes[4] = {1, 1, 1, 1};
+  uint8_t order[4] = {0, 1, 2, 3};
+  int32_t strides[4];
+  float data[1];
+  Tensor t(ScalarType::Float, sizes, order, strides, data, ShapeDynamism::DynamicBound);
+  const int32_t huge[4] = {INT32_MAX, INT32_MAX, INT32_MAX, 4};
+  Error e = t.resize(huge);
+  CHECK(e.code() == ErrorCode::InvalidArgument);
+  CHECK(std::string(e.message()).find("more than 2^64") != std::string::npos);
+  CHECK(t.numel() == 1);
+}
+
 TEST_CASE("tensor: copy_tensor_data moves elements between dim orders by logical index") {
   const int32_t sizes[] = {2, 3};
   const uint8_t transposed[] = {1, 0};
