@@ -1,0 +1,134 @@
+#include "etkit/inspect/debug_buffer.h"
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "etkit/core/data_loader.h"
+
+namespace etkit::inspect {
+namespace {
+
+template <typename T>
+T load(const uint8_t* p) {
+  T v;
+  std::memcpy(&v, p, sizeof(T));
+  return v;
+}
+
+double half_to_double(uint16_t h) {
+  const int exponent = (h >> 10) & 0x1f;
+  const int mantissa = h & 0x3ff;
+  const double sign = (h & 0x8000) != 0 ? -1.0 : 1.0;
+  if (exponent == 0) return sign * std::ldexp(mantissa, -24);  // zero and subnormals
+  if (exponent == 0x1f) {
+    return mantissa == 0 ? sign * std::numeric_limits<double>::infinity()
+                         : std::numeric_limits<double>::quiet_NaN();
+  }
+  return sign * std::ldexp(mantissa + 1024, exponent - 25);
+}
+
+double bfloat16_to_double(uint16_t b) {
+  const uint32_t bits = static_cast<uint32_t>(b) << 16;
+  float f;
+  std::memcpy(&f, &bits, sizeof(f));
+  return f;
+}
+
+}  // namespace
+
+Result<DebugBuffer> DebugBuffer::open(const std::string& path) {
+  Result<FileDataLoader> loader = FileDataLoader::open(path);
+  if (!loader.ok()) return loader.error().with_context("%s", path.c_str());
+  return from_bytes(loader->data());
+}
+
+DebugBuffer DebugBuffer::from_bytes(std::span<const uint8_t> bytes) {
+  return DebugBuffer(std::vector<uint8_t>(bytes.begin(), bytes.end()));
+}
+
+Result<std::span<const uint8_t>> DebugBuffer::tensor_bytes(const TensorMeta& tensor) const {
+  if (tensor.offset == -1) return Error(ErrorCode::NotFound, "no payload (offset -1)");
+  if (tensor.offset < 0) {
+    return Error(ErrorCode::InvalidData, "payload offset %lld is negative",
+                 static_cast<long long>(tensor.offset));
+  }
+  const size_t nbytes = tensor.nbytes();
+  const auto offset = static_cast<uint64_t>(tensor.offset);
+  if (offset > bytes_.size() || nbytes > bytes_.size() - offset) {
+    return Error(ErrorCode::InvalidData,
+                 "payload [%llu, +%zu) is outside the %zu-byte debug buffer",
+                 static_cast<unsigned long long>(offset), nbytes, bytes_.size());
+  }
+  return std::span<const uint8_t>(bytes_.data() + offset, nbytes);
+}
+
+bool converts_to_double(ScalarType type) {
+  switch (type) {
+    case ScalarType::Byte:
+    case ScalarType::Char:
+    case ScalarType::Short:
+    case ScalarType::Int:
+    case ScalarType::Long:
+    case ScalarType::Half:
+    case ScalarType::Float:
+    case ScalarType::Double:
+    case ScalarType::Bool:
+    case ScalarType::QInt8:
+    case ScalarType::QUInt8:
+    case ScalarType::QInt32:
+    case ScalarType::BFloat16:
+    case ScalarType::Bits16:
+    case ScalarType::UInt16:
+    case ScalarType::UInt32:
+    case ScalarType::UInt64:
+      return true;
+    default:
+      return false;
+  }
+}
+
+double element_as_double(ScalarType type, const uint8_t* p) {
+  switch (type) {
+    case ScalarType::Byte:
+    case ScalarType::QUInt8: return load<uint8_t>(p);
+    case ScalarType::Char:
+    case ScalarType::QInt8: return load<int8_t>(p);
+    case ScalarType::Short: return load<int16_t>(p);
+    case ScalarType::Int:
+    case ScalarType::QInt32: return load<int32_t>(p);
+    case ScalarType::Long: return static_cast<double>(load<int64_t>(p));
+    case ScalarType::Half: return half_to_double(load<uint16_t>(p));
+    case ScalarType::Float: return load<float>(p);
+    case ScalarType::Double: return load<double>(p);
+    case ScalarType::Bool: return *p != 0 ? 1.0 : 0.0;
+    case ScalarType::BFloat16: return bfloat16_to_double(load<uint16_t>(p));
+    case ScalarType::Bits16:
+    case ScalarType::UInt16: return load<uint16_t>(p);
+    case ScalarType::UInt32: return load<uint32_t>(p);
+    case ScalarType::UInt64: return static_cast<double>(load<uint64_t>(p));
+    default: return std::numeric_limits<double>::quiet_NaN();
+  }
+}
+
+Result<std::vector<double>> tensor_as_doubles(const TensorMeta& tensor,
+                                              std::span<const uint8_t> bytes) {
+  if (!converts_to_double(tensor.dtype)) {
+    return Error(ErrorCode::NotSupported, "%s elements cannot be read as numbers",
+                 scalar_type_name(tensor.dtype));
+  }
+  const size_t nbytes = tensor.nbytes();
+  if (bytes.size() != nbytes) {
+    return Error(ErrorCode::InvalidArgument, "payload is %zu bytes, expected %zu for the tensor",
+                 bytes.size(), nbytes);
+  }
+  const size_t elem = element_size(tensor.dtype);
+  std::vector<double> out;
+  out.reserve(nbytes / elem);
+  for (size_t i = 0; i < nbytes; i += elem) {
+    out.push_back(element_as_double(tensor.dtype, &bytes[i]));
+  }
+  return out;
+}
+
+}  // namespace etkit::inspect
