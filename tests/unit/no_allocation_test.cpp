@@ -7,6 +7,8 @@
 #include <new>
 #include <string>
 
+#include "etkit/core/etdump_writer.h"
+#include "etkit/core/event_filter.h"
 #include "etkit/core/input_spec.h"
 #include "etkit/core/runner.h"
 #include "test_support.h"
@@ -67,6 +69,43 @@ TEST_CASE("no allocation: execute() allocates nothing on real programs") {
     CHECK(again.ok());
     CHECK(g_allocations == 0);
   }
+}
+
+TEST_CASE("no allocation: traced execution records into caller memory only") {
+  Result<ProgramFile> file = ProgramFile::open(testing::fixture("pte/dnf-training-mutable-data.pte"));
+  REQUIRE(file.ok());
+  std::vector<uint8_t> event_memory(1 << 20);
+  std::vector<uint8_t> payload_memory(1 << 20);
+  FakeClock clock;
+  ETDumpWriter writer(event_memory, clock);
+  Result<BufferDataSink> sink = BufferDataSink::create(payload_memory);
+  REQUIRE(sink.ok());
+  writer.set_data_sink(&*sink);
+  writer.set_debug_level(DebugLevel::IntermediateOutputs);
+  EventFilter filter;
+  REQUIRE(filter.add_name_pattern("aten::(mm|addmm|mul)\\..*", true).ok());
+  REQUIRE(filter.add_range(20, 24, true).ok());
+  writer.set_filter(&filter);
+  RunnerOptions options;
+  options.tracer = &writer;
+  Result<LoadedMethod> m = LoadedMethod::load(file->program(), "forward", options);
+  REQUIRE(m.ok());
+  Method& method = m->method();
+  std::vector<InputValue> inputs(method.num_inputs());
+  for (size_t i = 0; i < method.num_inputs(); ++i) {
+    inputs[i] = std::move(default_input(*method.meta().input(i)).get());
+    inputs[i].value = EValue::from_tensor(&inputs[i].tensor.tensor());
+    REQUIRE(method.set_input(i, inputs[i].value).ok());
+  }
+  REQUIRE(method.execute().ok());  // the first run meets every name once (regex matching)
+  g_allocations = 0;
+  g_counting = true;
+  Error e = method.execute();
+  g_counting = false;
+  CHECK(e.ok());
+  CHECK(g_allocations == 0);
+  CHECK(writer.num_blocks() == 3);
+  CHECK(writer.dropped_events() == 0);
 }
 
 TEST_CASE("no allocation: the counter sees allocations") {
