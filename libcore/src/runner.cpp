@@ -141,7 +141,8 @@ Result<LoadedMethod> LoadedMethod::load(const Program& program, std::string_view
       options.kernels != nullptr ? *options.kernels : default_kernel_registry();
   const BackendRegistry& backends = options.backends != nullptr ? *options.backends : kNoBackends;
   ETKIT_ASSIGN_OR_RETURN(Method method,
-                         Method::load(program, name, impl->manager, kernels, backends));
+                         Method::load(program, name, impl->manager, kernels, backends,
+                                      options.tracer));
   impl->method.emplace(std::move(method));
 
   // Unplanned outputs get host buffers at their upper-bound size.
@@ -189,7 +190,11 @@ Result<BundledCaseResult> run_bundled_case(Method& method, const BundledProgram&
     Error e = method.set_input(i, value);
     if (!e.ok()) return e.with_context("test case %zu", test_case);
   }
+  if (method.event_tracer() != nullptr) {
+    method.event_tracer()->set_bundled_input_index(static_cast<int32_t>(test_case));
+  }
   Error e = method.execute();
+  if (method.event_tracer() != nullptr) method.event_tracer()->set_bundled_input_index(-1);
   if (!e.ok()) return e.with_context("test case %zu", test_case);
   const size_t expected = bundle.num_expected_outputs(suite, test_case);
   if (expected != method.num_outputs()) {

@@ -30,6 +30,8 @@ struct RunnerOptions {
   const KernelRegistry* kernels = nullptr;
   /// Backends for delegates; null means none.
   const BackendRegistry* backends = nullptr;
+  /// Tracer to attach to loaded methods (loading and every execution are recorded); not owned.
+  EventTracer* tracer = nullptr;
 };
 
 /// An opened program file: a `.pte`, or a `.bpte` with its embedded program. Movable.
