@@ -16,37 +16,63 @@ struct Range {
   bool contains(int64_t i) const { return i >= start && i < end; }
 };
 
-// Decisions by name, so that a name seen before costs a lookup instead of regex matches.
-// Fixed size and allocated once: names beyond it (or longer than kMaxName) are matched anew.
-class DecisionCache {
+// What the name rules say about a name (does a keep pattern match it, does a drop pattern),
+// so that regexes run once per distinct name. Fixed size and allocated once; names beyond it
+// or longer than kMaxName are matched anew. Lookups go first by the name's address (names
+// usually come from stable storage: operator tables, backend strings), checked against the
+// stored copy, then by a hash of its text.
+class NameCache {
  public:
   static constexpr size_t kSlots = 512;
-  static constexpr size_t kMaxName = 96;
+  static constexpr size_t kMaxName = 94;
+  struct Bits {
+    bool keep;
+    bool drop;
+  };
 
-  // Returns 0 (not cached), 1 (no pattern matches the name) or 2 (a pattern matches).
-  int find(std::string_view name) const {
-    if (name.size() > kMaxName) return 0;
-    const Slot& s = slots_[slot_of(name)];
-    if (s.state != 0 && s.size == name.size() && std::memcmp(s.name, name.data(), name.size()) == 0) {
-      return s.state;
+  bool find(std::string_view name, Bits* out) const {
+    if (name.size() > kMaxName) return false;
+    const Slot& by_address = slots_[address_slot(name.data())];
+    if (by_address.address == name.data() && by_address.matches(name)) {
+      *out = by_address.bits;
+      return true;
     }
-    return 0;
+    const Slot& by_text = slots_[text_slot(name)];
+    if (by_text.matches(name)) {
+      *out = by_text.bits;
+      return true;
+    }
+    return false;
   }
-  void store(std::string_view name, bool matched) {
+
+  void store(std::string_view name, Bits bits) {
     if (name.size() > kMaxName) return;
-    Slot& s = slots_[slot_of(name)];
-    std::memcpy(s.name, name.data(), name.size());
-    s.size = static_cast<uint8_t>(name.size());
-    s.state = matched ? 2 : 1;
+    slots_[text_slot(name)].set(name, bits);
+    slots_[address_slot(name.data())].set(name, bits);
   }
 
  private:
   struct Slot {
-    char name[kMaxName];
+    const char* address = nullptr;
+    char text[kMaxName];
     uint8_t size = 0;
-    uint8_t state = 0;
+    bool used = false;
+    Bits bits{};
+    bool matches(std::string_view name) const {
+      return used && size == name.size() && std::memcmp(text, name.data(), name.size()) == 0;
+    }
+    void set(std::string_view name, Bits b) {
+      address = name.data();
+      std::memcpy(text, name.data(), name.size());
+      size = static_cast<uint8_t>(name.size());
+      used = true;
+      bits = b;
+    }
   };
-  static size_t slot_of(std::string_view name) {
+  static size_t address_slot(const char* p) {
+    return (reinterpret_cast<uintptr_t>(p) >> 3) % kSlots;
+  }
+  static size_t text_slot(std::string_view name) {
     uint32_t h = 2166136261u;  // FNV-1a
     for (char c : name) h = (h ^ static_cast<uint8_t>(c)) * 16777619u;
     return h % kSlots;
@@ -61,9 +87,7 @@ struct EventFilter::Impl {
   std::vector<std::unique_ptr<re2::RE2>> drop_names;
   std::vector<Range> keep_ranges;
   std::vector<Range> drop_ranges;
-  // Whether any keep (drop) pattern matches a name: regexes run once per distinct name.
-  DecisionCache keep_name_cache;
-  DecisionCache drop_name_cache;
+  NameCache names;
 
   bool matches_any(const std::vector<std::unique_ptr<re2::RE2>>& patterns, std::string_view name) {
     for (const auto& re : patterns) {
@@ -71,15 +95,14 @@ struct EventFilter::Impl {
     }
     return false;
   }
-  bool name_matches(std::string_view name, bool keep) {
-    auto& patterns = keep ? keep_names : drop_names;
-    if (patterns.empty() || name.empty()) return false;
-    DecisionCache& cache = keep ? keep_name_cache : drop_name_cache;
-    const int cached = cache.find(name);
-    if (cached != 0) return cached == 2;
-    const bool matched = matches_any(patterns, name);
-    cache.store(name, matched);
-    return matched;
+  NameCache::Bits name_bits(std::string_view name) {
+    NameCache::Bits bits{false, false};
+    if (name.empty() || (keep_names.empty() && drop_names.empty())) return bits;
+    if (names.find(name, &bits)) return bits;
+    bits.keep = matches_any(keep_names, name);
+    bits.drop = matches_any(drop_names, name);
+    names.store(name, bits);
+    return bits;
   }
   static bool range_matches(const std::vector<Range>& ranges, int64_t index) {
     if (index < 0) return false;
@@ -102,8 +125,7 @@ Error EventFilter::add_name_pattern(std::string_view pattern, bool keep) {
                  static_cast<int>(pattern.size()), pattern.data(), re->error().c_str());
   }
   (keep ? impl_->keep_names : impl_->drop_names).push_back(std::move(re));
-  impl_->keep_name_cache = DecisionCache();
-  impl_->drop_name_cache = DecisionCache();
+  impl_->names = NameCache();  // earlier decisions did not know this pattern
   return Error();
 }
 
@@ -124,13 +146,10 @@ bool EventFilter::empty() const {
 
 Result<bool> EventFilter::filter(std::string_view name, int64_t index) {
   Impl& m = *impl_;
+  const NameCache::Bits bits = m.name_bits(name);
   const bool has_keep_rules = !m.keep_names.empty() || !m.keep_ranges.empty();
-  if (has_keep_rules) {
-    const bool kept = m.name_matches(name, true) || Impl::range_matches(m.keep_ranges, index);
-    if (!kept) return true;
-  }
-  if (m.name_matches(name, false) || Impl::range_matches(m.drop_ranges, index)) return true;
-  return false;
+  if (has_keep_rules && !bits.keep && !Impl::range_matches(m.keep_ranges, index)) return true;
+  return bits.drop || Impl::range_matches(m.drop_ranges, index);
 }
 
 Result<std::pair<int64_t, int64_t>> parse_range(std::string_view text) {
