@@ -570,12 +570,14 @@ std::vector<uint8_t> dump_with_tensor(int8_t dtype, const std::vector<int64_t>& 
   });
 }
 
-TEST_CASE("etdump reader: every value kind is read") {
-  struct Case {
-    std::function<Offset<fb::Value>(FlatBufferBuilder&)> make;
-    LoggedValue::Kind kind;
-  };
-  const Case cases[] = {
+struct ValueCase {
+  std::function<Offset<fb::Value>(FlatBufferBuilder&)> make;
+  LoggedValue::Kind kind;
+};
+
+// One value of each kind the reader accepts.
+const std::vector<ValueCase>& value_cases() {
+  static const std::vector<ValueCase> cases = {
       {[](FlatBufferBuilder& b) { return fb::CreateValue(b, fb::ValueType::Null); },
        LoggedValue::Kind::Null},
       {[](FlatBufferBuilder& b) {
@@ -605,7 +607,11 @@ TEST_CASE("etdump reader: every value kind is read") {
        },
        LoggedValue::Kind::TensorList},
   };
-  for (const Case& c : cases) {
+  return cases;
+}
+
+TEST_CASE("etdump reader: every value kind is read") {
+  for (const ValueCase& c : value_cases()) {
     const ETDump dump = read_ok(dump_with_value(c.make));
     const Event& e = dump.blocks.at(1).events.at(1);
     REQUIRE(e.kind == Event::Kind::Debug);
@@ -781,8 +787,8 @@ TEST_CASE("etdump reader: truncation at every eighth of the file") {
   }
 }
 
-// Mutates copies of real dumps (1 to 4 bytes each, deterministic LCG) and reads them: every
-// case must be a clean InvalidData error or a valid read. Run under ASan/UBSan too.
+// Mutates copies of real and built dumps (1 to 4 bytes each, deterministic LCG) and reads them:
+// every case must be a clean InvalidData error or a valid read. Run under ASan/UBSan too.
 TEST_CASE("etdump reader: thousands of flipped bytes never crash") {
   uint64_t state = 0x9e3779b97f4a7c15ull;
   const auto next = [&state] {
@@ -791,11 +797,34 @@ TEST_CASE("etdump reader: thousands of flipped bytes never crash") {
   };
   size_t total = 0;
   size_t ok = 0;
+  std::vector<std::vector<uint8_t>> dumps;
   for (const char* name :
        {"real/etdump/et-tutorial-cnn.etdp", "real/generated/et-add.intermediate.etdump",
         "real/generated/et-bundled-add-mul.bundled_x3.intermediate.etdump"}) {
-    const std::vector<uint8_t> dump = read_fixture(name);
-    for (int i = 0; i < 1200; ++i) {
+    dumps.push_back(read_fixture(name));
+  }
+  {
+    // Every value kind, an allocation event and delegate ids, to reach the checks the real
+    // dumps do not exercise.
+    FlatBufferBuilder b;
+    const std::vector<uint8_t> metadata = {9, 8, 7};
+    std::vector<Offset<fb::Event>> events = {
+        fb::CreateEvent(b, fb::CreateProfileEventDirect(b, nullptr, 0, 2, 5, "d", &metadata, 1,
+                                                        2)),
+        fb::CreateEvent(b, 0, fb::CreateAllocationEvent(b, 1, 64))};
+    for (const ValueCase& c : value_cases()) {
+      const auto value = c.make(b);
+      events.push_back(fb::CreateEvent(b, 0, 0, fb::CreateDebugEvent(b, 0, 1, value, 3)));
+    }
+    std::vector<Offset<fb::Allocator>> allocators = {fb::CreateAllocatorDirect(b, "a=b")};
+    const std::vector<Offset<fb::RunData>> runs = {
+        fb::CreateRunDataDirect(b, "Execute", 0, &allocators, &events),
+        fb::CreateRunDataDirect(b, kMetadataBlockName, -1, &allocators)};
+    dumps.push_back(finish_dump(b, runs));
+    REQUIRE(read_ok(dumps.back()).blocks.at(0).events.size() == 8);
+  }
+  for (const std::vector<uint8_t>& dump : dumps) {
+    for (int i = 0; i < 1500; ++i) {
       std::vector<uint8_t> bytes = dump;
       const uint32_t flips = 1 + next() % 4;
       for (uint32_t f = 0; f < flips; ++f) {
@@ -822,7 +851,7 @@ TEST_CASE("etdump reader: thousands of flipped bytes never crash") {
       }
     }
   }
-  CHECK(total == 3600);
+  CHECK(total == 6000);
   MESSAGE("flipped-byte cases: " << total << ", of which read without error: " << ok);
 }
 
