@@ -10,6 +10,7 @@
 #include <cstring>
 #include <vector>
 
+#include "etkit/core/etdump_writer.h"
 #include "etkit/core/host_tensor.h"
 #include "etkit/core/runner.h"
 #include "etkit/formats/program_generated.h"
@@ -100,6 +101,51 @@ void BM_Interpreter10kAdds(benchmark::State& state) {
       benchmark::Counter(kInstructions, benchmark::Counter::kIsIterationInvariantRate);
 }
 BENCHMARK(BM_Interpreter10kAdds)->Unit(benchmark::kMicrosecond);
+
+// The same program with an ETDumpWriter attached: profiling level none (only the per-instruction
+// branch and block bookkeeping), method only, and every instruction.
+void BM_Interpreter10kAddsTraced(benchmark::State& state) {
+  AlignedProgram bytes(build_add_chain());
+  etkit::Result<etkit::Program> program = etkit::Program::load(bytes.loader);
+  if (!program.ok()) {
+    state.SkipWithError(program.error().message());
+    return;
+  }
+  etkit::SteadyClock clock;
+  std::vector<uint8_t> memory(size_t{64} << 20);
+  etkit::ETDumpWriter writer(memory, clock);
+  const auto level = static_cast<etkit::ProfilingLevel>(state.range(0));
+  writer.set_profiling_level(level);
+  etkit::RunnerOptions options;
+  options.tracer = &writer;
+  etkit::Result<etkit::LoadedMethod> m = etkit::LoadedMethod::load(*program, "forward", options);
+  if (!m.ok()) {
+    state.SkipWithError(m.error().message());
+    return;
+  }
+  const int32_t one[] = {1};
+  etkit::HostTensor x = etkit::HostTensor::from<float>(etkit::ScalarType::Float, one, {1.0f});
+  (void)m->method().set_input(0, etkit::EValue::from_tensor(&x.tensor()));
+  size_t runs = 0;
+  for (auto _ : state) {
+    if (level == etkit::ProfilingLevel::All && ++runs % 100 == 0) {
+      state.PauseTiming();  // stay within the event memory
+      writer.~ETDumpWriter();
+      new (&writer) etkit::ETDumpWriter(memory, clock);
+      writer.set_profiling_level(level);
+      state.ResumeTiming();
+    }
+    etkit::Error e = m->method().execute();
+    benchmark::DoNotOptimize(e);
+  }
+  if (writer.dropped_events() != 0) state.SkipWithError("events dropped");
+  state.counters["instructions"] =
+      benchmark::Counter(kInstructions, benchmark::Counter::kIsIterationInvariantRate);
+  state.SetLabel(level == etkit::ProfilingLevel::None     ? "profile none"
+                 : level == etkit::ProfilingLevel::MethodOnly ? "profile method"
+                                                              : "profile all");
+}
+BENCHMARK(BM_Interpreter10kAddsTraced)->Arg(0)->Arg(1)->Arg(2)->Unit(benchmark::kMicrosecond);
 
 // The same kernel calls without the interpreter: the baseline for the overhead.
 void BM_DirectKernel10kAdds(benchmark::State& state) {
