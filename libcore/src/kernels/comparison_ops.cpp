@@ -54,7 +54,7 @@ void compare_scalar(KernelContext& ctx, std::span<EValue*> args, Cmp cmp) {
   dispatch_dtype(compute, [&](auto tag) {
     using C = typename decltype(tag)::type;
     if constexpr (kIsWrapInt<C> && !std::is_same_v<C, int64_t>) {
-      if (!pointwise::scalar_fits<C>(other)) compute = ScalarType::Long;
+      if (!scalar_fits<C>(other)) compute = ScalarType::Long;
     }
   });
   pointwise::dispatch_pair(out->dtype(), compute, [&](auto out_tag, auto compute_tag) {

@@ -142,20 +142,7 @@ void full_like_out(KernelContext& ctx, std::span<EValue*> args) {
   if (!check_computed_dtype(ctx, *out, "out")) return;
   // Without a dtype argument, out's dtype is the result dtype.
   if (has_dtype && !check_dtype_is(ctx, *out, "out", dtype)) return;
-  bool fits = true;
-  dispatch_dtype(out->dtype(), [&](auto tag) {
-    fits = scalar_fits<typename decltype(tag)::type>(value);
-  });
-  if (!fits) {
-    if (value.is_floating()) {
-      ctx.fail(ErrorCode::InvalidArgument, "fill_value %g does not fit dtype %s", value.d,
-               scalar_type_name(out->dtype()));
-    } else {
-      ctx.fail(ErrorCode::InvalidArgument, "fill_value %lld does not fit dtype %s",
-               static_cast<long long>(value.i), scalar_type_name(out->dtype()));
-    }
-    return;
-  }
+  if (!check_scalar_fits(ctx, value, out->dtype(), "fill_value")) return;
   if (!resize_out(ctx, *out, self->sizes())) return;
   const int64_t numel = out->numel();
   dispatch_dtype(out->dtype(), [&](auto tag) {

@@ -1,5 +1,7 @@
 #include "kernels/kernel_util.h"
 
+#include <cstdio>
+
 namespace etkit::kernels {
 
 namespace {
@@ -148,6 +150,26 @@ bool optional_int_arg(KernelContext& ctx, std::span<EValue*> args, size_t i, con
   } else {
     ctx.fail(ErrorCode::InvalidType, "%s is %s, expected an int or none", name,
              kind_of(*v));
+    return false;
+  }
+  return true;
+}
+
+ScalarText::ScalarText(const Scalar& s) {
+  switch (s.kind) {
+    case Scalar::Kind::Bool: std::snprintf(text, sizeof(text), "%s", s.b ? "True" : "False"); break;
+    case Scalar::Kind::Int: std::snprintf(text, sizeof(text), "%lld", static_cast<long long>(s.i)); break;
+    case Scalar::Kind::Double: std::snprintf(text, sizeof(text), "%g", s.d); break;
+  }
+}
+
+bool check_scalar_fits(KernelContext& ctx, const Scalar& value, ScalarType dtype,
+                       const char* name) {
+  bool fits = true;
+  dispatch_dtype(dtype, [&](auto tag) { fits = scalar_fits<typename decltype(tag)::type>(value); });
+  if (!fits) {
+    ctx.fail(ErrorCode::InvalidArgument, "%s %s does not fit dtype %s", name,
+             ScalarText(value).text, scalar_type_name(dtype));
     return false;
   }
   return true;

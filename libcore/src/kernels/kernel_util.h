@@ -6,6 +6,7 @@
 //
 // Nothing here allocates: shapes live in fixed `kMaxRank` arrays on the stack.
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -78,6 +79,38 @@ T Scalar::to() const {
   }
   return T(0);
 }
+
+/// Whether `value` converts to `C` without overflow (PyTorch refuses such a scalar as a fill,
+/// a clamp bound or a comparison operand in `C`). Floating targets accept any finite value within
+/// range and every non-finite one; bool accepts everything.
+template <typename C>
+bool scalar_fits(const Scalar& value) {
+  if constexpr (std::is_same_v<C, bool>) {
+    return true;
+  } else if constexpr (std::is_floating_point_v<C>) {
+    if (!value.is_floating() || !std::isfinite(value.d)) return true;
+    return std::fabs(value.d) <= static_cast<double>(std::numeric_limits<C>::max());
+  } else {
+    constexpr auto kMin = std::numeric_limits<C>::min();
+    constexpr auto kMax = std::numeric_limits<C>::max();
+    switch (value.kind) {
+      case Scalar::Kind::Bool: return true;
+      case Scalar::Kind::Int:
+        return value.i >= static_cast<int64_t>(kMin) && value.i <= static_cast<int64_t>(kMax);
+      case Scalar::Kind::Double:
+        // kMax + 1 is a power of two, exact in double even for int64.
+        return std::isfinite(value.d) && value.d >= static_cast<double>(kMin) &&
+               value.d < static_cast<double>(kMax) + 1.0;
+    }
+    return false;
+  }
+}
+
+/// A scalar's value as it prints in a message: True/False, an integer, or `%g` of a double.
+struct ScalarText {
+  char text[48];
+  explicit ScalarText(const Scalar& s);
+};
 
 // ---------------------------------------------------------------------------------------------
 // Wrapping integer arithmetic: signed overflow is UB, so integers compute in an unsigned type at
@@ -198,6 +231,11 @@ bool optional_dtype_arg(KernelContext& ctx, std::span<EValue*> args, size_t i, c
 bool optional_int_arg(KernelContext& ctx, std::span<EValue*> args, size_t i, const char* name,
                       bool* present, int64_t* out);
 
+/// Fails (InvalidArgument) "<name> <value> does not fit dtype <dtype>" unless `value` converts
+/// to `dtype` without overflow (`scalar_fits`). A dtype that is not computed passes: callers check
+/// the dtype first.
+bool check_scalar_fits(KernelContext& ctx, const Scalar& value, ScalarType dtype,
+                       const char* name);
 /// Fails (InvalidType) unless `t` has a computed dtype.
 bool check_computed_dtype(KernelContext& ctx, const Tensor& t, const char* name);
 /// Fails (InvalidType) unless `t.dtype() == expected`.

@@ -3,7 +3,7 @@
 // Helpers of the pointwise kernels (activation, comparison, where, quantize, div and the
 // floating unary ops) that `elementwise.h` does not cover: a loop whose compute type differs
 // from the output's dtype and that takes up to three inputs, broadcasting of three shapes,
-// PyTorch's can_cast, and scalars checked against a dtype.
+// and PyTorch's can_cast.
 //
 // Nothing here allocates. When every input has the output's dtype and the compute type is the
 // output's, `map_to` hands over to `elementwise` (its vectorized flat paths).
@@ -29,44 +29,10 @@ inline bool can_cast(ScalarType from, ScalarType to) {
   return true;
 }
 
-/// Whether `value` converts to `C` without overflow (PyTorch refuses such a scalar). Floating
-/// targets accept any finite value within range and every non-finite one.
-template <typename C>
-bool scalar_fits(const Scalar& value) {
-  if constexpr (std::is_same_v<C, bool>) {
-    return true;
-  } else if constexpr (std::is_floating_point_v<C>) {
-    if (!value.is_floating() || !std::isfinite(value.d)) return true;
-    return std::fabs(value.d) <= static_cast<double>(std::numeric_limits<C>::max());
-  } else {
-    constexpr auto kMin = std::numeric_limits<C>::min();
-    constexpr auto kMax = std::numeric_limits<C>::max();
-    switch (value.kind) {
-      case Scalar::Kind::Bool: return true;
-      case Scalar::Kind::Int:
-        return value.i >= static_cast<int64_t>(kMin) && value.i <= static_cast<int64_t>(kMax);
-      case Scalar::Kind::Double:
-        // kMax + 1 is a power of two, exact in double even for int64.
-        return std::isfinite(value.d) && value.d >= static_cast<double>(kMin) &&
-               value.d < static_cast<double>(kMax) + 1.0;
-    }
-    return false;
-  }
-}
-
-/// A scalar's value as it prints in a message.
-struct ScalarText {
-  char text[48];
-  explicit ScalarText(const Scalar& s);
-};
-
-inline ScalarText::ScalarText(const Scalar& s) {
-  switch (s.kind) {
-    case Scalar::Kind::Bool: std::snprintf(text, sizeof(text), "%s", s.b ? "True" : "False"); break;
-    case Scalar::Kind::Int: std::snprintf(text, sizeof(text), "%lld", static_cast<long long>(s.i)); break;
-    case Scalar::Kind::Double: std::snprintf(text, sizeof(text), "%g", s.d); break;
-  }
-}
+// scalar_fits and ScalarText live in kernel_util.h; activation_ops.cpp still names them as
+// pointwise:: members.
+using kernels::scalar_fits;
+using kernels::ScalarText;
 
 /// The broadcast shape of `n` tensors (PyTorch rules); fails (InvalidArgument) naming the first
 /// pair that does not broadcast.

@@ -82,13 +82,9 @@ void masked_fill_scalar_out(KernelContext& ctx, std::span<EValue*> args) {
   if (!resize_out(ctx, *out, self->sizes())) return;
   const std::array<Operand, 2> in = {broadcast_operand(*self, out->sizes()),
                                      broadcast_operand(*mask, out->sizes())};
+  if (!check_scalar_fits(ctx, value, out->dtype(), "value")) return;
   dispatch_dtype(out->dtype(), [&](auto tag) {
     using C = typename decltype(tag)::type;
-    if (!pointwise::scalar_fits<C>(value)) {
-      ctx.fail(ErrorCode::InvalidArgument, "value %s does not fit dtype %s",
-               pointwise::ScalarText(value).text, scalar_type_name(out->dtype()));
-      return;
-    }
     const C v = value.to<C>();
     pointwise::map_to<C, C, 2>(*out, in, [v](C x, C m) { return m != C(0) ? v : x; });
   });
