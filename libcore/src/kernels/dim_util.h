@@ -37,52 +37,6 @@ inline bool check_movable(KernelContext& ctx, const Tensor& self, const Tensor& 
   return true;
 }
 
-/// "an int", "a double", ...: a value's kind as it reads in a message.
-inline const char* value_kind(const EValue& v) {
-  switch (v.tag()) {
-    case Tag::None: return "none";
-    case Tag::Int: return "an int";
-    case Tag::Bool: return "a bool";
-    case Tag::Double: return "a double";
-    case Tag::Tensor: return "a tensor";
-    case Tag::String: return "a string";
-    case Tag::IntList: return "an int list";
-    case Tag::DoubleList: return "a double list";
-    case Tag::BoolList: return "a bool list";
-    case Tag::TensorList: return "a tensor list";
-    case Tag::OptionalTensorList: return "an optional tensor list";
-  }
-  return "an unknown value";
-}
-
-/// An `int`, `SymInt` argument; fails (InvalidType) otherwise.
-inline bool int_arg(KernelContext& ctx, std::span<EValue*> args, size_t i, const char* name,
-                    int64_t* out) {
-  if (!args[i]->is_int()) {
-    ctx.fail(ErrorCode::InvalidType, "%s is %s, expected an int", name, value_kind(*args[i]));
-    return false;
-  }
-  *out = args[i]->to_int();
-  return true;
-}
-
-/// An `int?` / `SymInt?` argument: None gives `*present = false`.
-inline bool optional_plain_int_arg(KernelContext& ctx, std::span<EValue*> args, size_t i,
-                                   const char* name, bool* present, int64_t* out) {
-  if (args[i]->is_none()) {
-    *present = false;
-    return true;
-  }
-  if (!args[i]->is_int()) {
-    ctx.fail(ErrorCode::InvalidType, "%s is %s, expected an int or none", name,
-             value_kind(*args[i]));
-    return false;
-  }
-  *present = true;
-  *out = args[i]->to_int();
-  return true;
-}
-
 /// Wraps `index` (negative counts from the end) into [0, size); fails (InvalidArgument) when out
 /// of range, naming `what`.
 inline bool wrap_index(KernelContext& ctx, int64_t index, int64_t size, const char* what,

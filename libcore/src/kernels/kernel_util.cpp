@@ -4,10 +4,7 @@
 
 namespace etkit::kernels {
 
-namespace {
-
-// "an int", "a tensor", "none": a value's kind as it reads in a message.
-const char* kind_of(const EValue& v) {
+const char* value_kind(const EValue& v) {
   switch (v.tag()) {
     case Tag::None: return "none";
     case Tag::Int: return "an int";
@@ -24,13 +21,10 @@ const char* kind_of(const EValue& v) {
   return "an unknown value";
 }
 
-}  // namespace
+namespace {
 
-bool is_computed_dtype(ScalarType t) {
-  return dispatch_dtype(t, [](auto) {});
-}
-
-bool check_num_args(KernelContext& ctx, std::span<EValue*> args, size_t num_schema_args) {
+// The part of the argument-count checks shared by one-out and several-out kernels.
+bool check_arg_count(KernelContext& ctx, std::span<EValue*> args, size_t num_schema_args) {
   if (args.size() != num_schema_args + 1) {
     ctx.fail(ErrorCode::InvalidArgument,
              "expected %zu arguments (%zu schema arguments and the return slot), got %zu",
@@ -43,9 +37,31 @@ bool check_num_args(KernelContext& ctx, std::span<EValue*> args, size_t num_sche
       return false;
     }
   }
+  return true;
+}
+
+}  // namespace
+
+bool is_computed_dtype(ScalarType t) {
+  return dispatch_dtype(t, [](auto) {});
+}
+
+bool check_num_args(KernelContext& ctx, std::span<EValue*> args, size_t num_schema_args) {
+  if (!check_arg_count(ctx, args, num_schema_args)) return false;
   if (!args.back()->is_tensor()) {
     ctx.fail(ErrorCode::InvalidType, "return slot is %s, expected a tensor",
-             kind_of(*args.back()));
+             value_kind(*args.back()));
+    return false;
+  }
+  return true;
+}
+
+bool check_num_args_outs(KernelContext& ctx, std::span<EValue*> args, size_t num_schema_args,
+                         size_t num_outs) {
+  if (!check_arg_count(ctx, args, num_schema_args)) return false;
+  const EValue& ret = *args.back();
+  if (!ret.is_tensor_list() || ret.to_tensor_list().size() != num_outs) {
+    ctx.fail(ErrorCode::InvalidType, "return slot is not a tensor list of %zu outs", num_outs);
     return false;
   }
   return true;
@@ -54,7 +70,7 @@ bool check_num_args(KernelContext& ctx, std::span<EValue*> args, size_t num_sche
 Tensor* tensor_arg(KernelContext& ctx, std::span<EValue*> args, size_t i, const char* name) {
   const EValue* v = args[i];
   if (!v->is_tensor() || v->tensor_ptr() == nullptr) {
-    ctx.fail(ErrorCode::InvalidType, "%s is %s, expected a tensor", name, kind_of(*v));
+    ctx.fail(ErrorCode::InvalidType, "%s is %s, expected a tensor", name, value_kind(*v));
     return nullptr;
   }
   Tensor* t = v->tensor_ptr();
@@ -80,7 +96,7 @@ bool scalar_arg(KernelContext& ctx, std::span<EValue*> args, size_t i, const cha
     out->b = v->to_bool();
   } else {
     ctx.fail(ErrorCode::InvalidType, "%s is %s, expected a scalar (int, double or bool)", name,
-             kind_of(*v));
+             value_kind(*v));
     return false;
   }
   return true;
@@ -89,7 +105,7 @@ bool scalar_arg(KernelContext& ctx, std::span<EValue*> args, size_t i, const cha
 bool bool_arg(KernelContext& ctx, std::span<EValue*> args, size_t i, const char* name, bool* out) {
   const EValue* v = args[i];
   if (!v->is_bool()) {
-    ctx.fail(ErrorCode::InvalidType, "%s is %s, expected a bool", name, kind_of(*v));
+    ctx.fail(ErrorCode::InvalidType, "%s is %s, expected a bool", name, value_kind(*v));
     return false;
   }
   *out = v->to_bool();
@@ -105,12 +121,38 @@ bool int_list_arg(KernelContext& ctx, std::span<EValue*> args, size_t i, const c
     return true;
   }
   if (!v->is_int_list()) {
-    ctx.fail(ErrorCode::InvalidType, "%s is %s, expected %s", name, kind_of(*v),
+    ctx.fail(ErrorCode::InvalidType, "%s is %s, expected %s", name, value_kind(*v),
              optional ? "an int list or none" : "an int list");
     return false;
   }
   *present = true;
   *out = v->to_int_list();
+  return true;
+}
+
+bool int_arg(KernelContext& ctx, std::span<EValue*> args, size_t i, const char* name,
+             int64_t* out) {
+  if (!args[i]->is_int()) {
+    ctx.fail(ErrorCode::InvalidType, "%s is %s, expected an int", name, value_kind(*args[i]));
+    return false;
+  }
+  *out = args[i]->to_int();
+  return true;
+}
+
+bool optional_plain_int_arg(KernelContext& ctx, std::span<EValue*> args, size_t i,
+                            const char* name, bool* present, int64_t* out) {
+  if (args[i]->is_none()) {
+    *present = false;
+    return true;
+  }
+  if (!args[i]->is_int()) {
+    ctx.fail(ErrorCode::InvalidType, "%s is %s, expected an int or none", name,
+             value_kind(*args[i]));
+    return false;
+  }
+  *present = true;
+  *out = args[i]->to_int();
   return true;
 }
 
@@ -123,7 +165,7 @@ bool optional_dtype_arg(KernelContext& ctx, std::span<EValue*> args, size_t i, c
   }
   if (!v->is_int()) {
     ctx.fail(ErrorCode::InvalidType, "%s is %s, expected a dtype (int) or none", name,
-             kind_of(*v));
+             value_kind(*v));
     return false;
   }
   const int64_t value = v->to_int();
@@ -149,7 +191,7 @@ bool optional_int_arg(KernelContext& ctx, std::span<EValue*> args, size_t i, con
     *out = v->to_bool() ? 1 : 0;
   } else {
     ctx.fail(ErrorCode::InvalidType, "%s is %s, expected an int or none", name,
-             kind_of(*v));
+             value_kind(*v));
     return false;
   }
   return true;

@@ -213,14 +213,29 @@ inline C load_as(const void* base, ScalarType t, int64_t index) {
 // ---------------------------------------------------------------------------------------------
 // Argument access. Each returns null/false after calling `ctx.fail`.
 
-/// Checks `args.size() == num_schema_args + 1` and that the return slot holds a tensor.
+/// "an int", "a tensor", "none": a value's kind as it reads in a message.
+const char* value_kind(const EValue& v);
+
+/// Checks `args.size() == num_schema_args + 1`, that no argument is missing and that the return
+/// slot holds a tensor.
 bool check_num_args(KernelContext& ctx, std::span<EValue*> args, size_t num_schema_args);
+/// As `check_num_args`, for operators with several outs: the return slot is a TensorList of
+/// `num_outs` tensors.
+bool check_num_args_outs(KernelContext& ctx, std::span<EValue*> args, size_t num_schema_args,
+                         size_t num_outs);
 /// The tensor at `args[i]`; fails (InvalidType) if it is not a tensor, (InvalidState) if it has
 /// elements but no data.
 Tensor* tensor_arg(KernelContext& ctx, std::span<EValue*> args, size_t i, const char* name);
 bool scalar_arg(KernelContext& ctx, std::span<EValue*> args, size_t i, const char* name,
                 Scalar* out);
 bool bool_arg(KernelContext& ctx, std::span<EValue*> args, size_t i, const char* name, bool* out);
+/// An `int` / `SymInt`.
+bool int_arg(KernelContext& ctx, std::span<EValue*> args, size_t i, const char* name,
+             int64_t* out);
+/// An `int?` / `SymInt?`: None (`*present = false`) or an Int. Unlike `optional_int_arg`, a Bool
+/// is refused.
+bool optional_plain_int_arg(KernelContext& ctx, std::span<EValue*> args, size_t i,
+                            const char* name, bool* present, int64_t* out);
 /// An `int[]`; with `optional`, a None gives `*present = false`.
 bool int_list_arg(KernelContext& ctx, std::span<EValue*> args, size_t i, const char* name,
                   bool optional, bool* present, std::span<const int64_t>* out);

@@ -1,8 +1,8 @@
 #pragma once
 
 // Private helpers of the neural-network kernels (convolution, pooling, normalization, softmax):
-// kernels with several outs, floating-dtype dispatch, double arguments and the [h, w] lists of
-// pooling and convolution parameters. Header-only; nothing here allocates.
+// floating-dtype dispatch, double arguments and the [h, w] lists of pooling and convolution
+// parameters. Header-only; nothing here allocates.
 
 #include <cstddef>
 #include <cstdint>
@@ -14,30 +14,6 @@
 #include "kernels/kernel_util.h"
 
 namespace etkit::kernels::nn {
-
-/// Checks `args.size() == num_schema_args + 1`, that no argument is missing and that the return
-/// slot is a TensorList of `num_outs` tensors (the convention for operators with several outs).
-inline bool check_num_args_outs(KernelContext& ctx, std::span<EValue*> args,
-                                size_t num_schema_args, size_t num_outs) {
-  if (args.size() != num_schema_args + 1) {
-    ctx.fail(ErrorCode::InvalidArgument,
-             "expected %zu arguments (%zu schema arguments and the return slot), got %zu",
-             num_schema_args + 1, num_schema_args, args.size());
-    return false;
-  }
-  for (size_t i = 0; i < args.size(); ++i) {
-    if (args[i] == nullptr) {
-      ctx.fail(ErrorCode::InvalidArgument, "argument %zu is missing", i);
-      return false;
-    }
-  }
-  const EValue& ret = *args.back();
-  if (!ret.is_tensor_list() || ret.to_tensor_list().size() != num_outs) {
-    ctx.fail(ErrorCode::InvalidType, "return slot is not a tensor list of %zu outs", num_outs);
-    return false;
-  }
-  return true;
-}
 
 /// Calls `f(TypeTag<T>{})` for float32 and float64; false for anything else.
 template <typename F>

@@ -83,7 +83,7 @@ void batch_norm(const Tensor& in, const Tensor* weight, const Tensor* bias, cons
 //   Tensor running_mean, Tensor running_var, float momentum, float eps, *, Tensor(a!) out0,
 //   Tensor(b!) out1, Tensor(c!) out2)
 void batch_norm_no_training_out(KernelContext& ctx, std::span<EValue*> args) {
-  if (!nn::check_num_args_outs(ctx, args, 10, 3)) return;
+  if (!check_num_args_outs(ctx, args, 10, 3)) return;
   Tensor* input = tensor_arg(ctx, args, 0, "input");
   if (input == nullptr) return;
   Tensor* weight = nullptr;
@@ -219,7 +219,7 @@ void layer_norm(const Tensor& in, int axis, const Tensor* weight, const Tensor* 
 // aten::native_layer_norm.out(Tensor input, SymInt[] normalized_shape, Tensor? weight,
 //   Tensor? bias, float eps, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2)
 void native_layer_norm_out(KernelContext& ctx, std::span<EValue*> args) {
-  if (!nn::check_num_args_outs(ctx, args, 8, 3)) return;
+  if (!check_num_args_outs(ctx, args, 8, 3)) return;
   Tensor* input = tensor_arg(ctx, args, 0, "input");
   if (input == nullptr) return;
   bool present = false;

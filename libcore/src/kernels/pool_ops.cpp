@@ -163,7 +163,7 @@ void max_pool(const Window& win, const Tensor& self, Tensor& out, Tensor& indice
 //   int[2] padding=0, int[2] dilation=1, bool ceil_mode=False, *, Tensor(a!) out,
 //   Tensor(b!) indices)
 void max_pool2d_with_indices_out(KernelContext& ctx, std::span<EValue*> args) {
-  if (!nn::check_num_args_outs(ctx, args, 8, 2)) return;
+  if (!check_num_args_outs(ctx, args, 8, 2)) return;
   Tensor* self = tensor_arg(ctx, args, 0, "self");
   if (self == nullptr) return;
   bool ceil_mode = false;

@@ -8,7 +8,6 @@
 #include <cmath>
 #include <type_traits>
 
-#include "kernels/dim_util.h"
 #include "kernels/kernel_util.h"
 #include "kernels/kernels.h"
 
@@ -312,12 +311,9 @@ void argmax_out(KernelContext& ctx, std::span<EValue*> args) {
   if (!check_num_args(ctx, args, 4)) return;
   Tensor* self = tensor_arg(ctx, args, 0, "self");
   if (self == nullptr) return;
-  const EValue* dim_value = args[1];
-  if (!dim_value->is_none() && !dim_value->is_int()) {
-    ctx.fail(ErrorCode::InvalidType, "dim is %s, expected an int or none",
-             value_kind(*dim_value));
-    return;
-  }
+  bool has_dim = false;
+  int64_t dim = 0;
+  if (!optional_plain_int_arg(ctx, args, 1, "dim", &has_dim, &dim)) return;
   bool keepdim;
   if (!bool_arg(ctx, args, 2, "keepdim", &keepdim)) return;
   Tensor* out = tensor_arg(ctx, args, 3, "out");
@@ -330,12 +326,8 @@ void argmax_out(KernelContext& ctx, std::span<EValue*> args) {
     ctx.fail(ErrorCode::InvalidType, "self has dtype bool, which argmax does not support");
     return;
   }
-  int64_t dim = 0;
   std::span<const int64_t> dims;
-  if (dim_value->is_int()) {
-    dim = dim_value->to_int();
-    dims = {&dim, 1};
-  }
+  if (has_dim) dims = {&dim, 1};
   ReducePlan plan;
   if (!plan_reduction(ctx, *self, dims, keepdim, *out, &plan) ||
       !check_nonempty_reduction(ctx, *self, plan, "argmax") || out->numel() == 0) {
