@@ -16,29 +16,8 @@
 namespace etkit::test {
 namespace {
 
-constexpr auto F = ScalarType::Float;
-constexpr auto D = ScalarType::Double;
-constexpr auto I = ScalarType::Int;
-constexpr auto L = ScalarType::Long;
-constexpr auto B = ScalarType::Bool;
-constexpr auto C8 = ScalarType::Char;
-
-// Calls `name` with `values` plus the return slot (Args has no string values).
-KernelContext run_values(std::string_view name, std::vector<EValue> values) {
-  std::vector<EValue*> ptrs;
-  for (EValue& v : values) ptrs.push_back(&v);
-  ptrs.push_back(ptrs.back());
-  KernelFn fn = default_kernel_registry().find(name);
-  const bool found = fn != nullptr;
-  REQUIRE(found);
-  KernelContext ctx;
-  fn(ctx, ptrs);
-  return ctx;
-}
-
-KernelContext gelu(HostTensor& self, EValue approximate, HostTensor& out) {
-  return run_values("aten::gelu.out", {EValue::from_tensor(&self.tensor()), approximate,
-                                       EValue::from_tensor(&out.tensor())});
+KernelContext gelu(HostTensor& self, std::string_view approximate, HostTensor& out) {
+  return Args().t(self).s(approximate).t(out).run("aten::gelu.out");
 }
 
 double sig(double x) { return 1.0 / (1.0 + std::exp(-x)); }
@@ -185,28 +164,28 @@ TEST_CASE("kernel activation: gelu") {
     }
     CHECK(gelu_none(1.0) == doctest::Approx(0.8413447460685429));
     auto out = zeros(F, {7});
-    check_ok(gelu(a, EValue::from_string("none"), out));
+    check_ok(gelu(a, "none", out));
     check_tensor(out.tensor(), F, {7}, want_none);
-    check_ok(gelu(a, EValue::from_string("tanh"), out));
+    check_ok(gelu(a, "tanh", out));
     check_tensor(out.tensor(), F, {7}, want_tanh);
     auto d = make(D, {2, 2}, {-1, 0.5, 1, 3}, {1, 0});
     auto dout = zeros(D, {2, 2}, {1, 0});
-    check_ok(gelu(d, EValue::from_string("tanh"), dout));
+    check_ok(gelu(d, "tanh", dout));
     check_tensor(dout.tensor(), D, {2, 2},
                  {gelu_tanh(-1), gelu_tanh(0.5), gelu_tanh(1), gelu_tanh(3)});
   }
   SUBCASE("errors") {
     auto out = zeros(F, {7});
-    check_error(gelu(a, EValue::from_string("fast"), out), ErrorCode::InvalidArgument,
+    check_error(gelu(a, "fast", out), ErrorCode::InvalidArgument,
                 "approximate is 'fast', expected 'none' or 'tanh'");
-    check_error(gelu(a, EValue::from_int(0), out), ErrorCode::InvalidType,
+    check_error(Args().t(a).i(0).t(out).run("aten::gelu.out"), ErrorCode::InvalidType,
                 "approximate is not a string");
     auto i = make(I, {2}, {1, 2});
     auto iout = zeros(I, {2});
-    check_error(gelu(i, EValue::from_string("none"), iout), ErrorCode::InvalidType,
+    check_error(gelu(i, "none", iout), ErrorCode::InvalidType,
                 "self has dtype int32; gelu needs a floating type");
     auto dout = zeros(D, {7});
-    check_error(gelu(a, EValue::from_string("none"), dout), ErrorCode::InvalidType,
+    check_error(gelu(a, "none", dout), ErrorCode::InvalidType,
                 "out has dtype float64, expected float32");
   }
 }

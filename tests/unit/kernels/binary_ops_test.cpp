@@ -14,12 +14,6 @@
 namespace etkit::test {
 namespace {
 
-constexpr auto F = ScalarType::Float;
-constexpr auto D = ScalarType::Double;
-constexpr auto I = ScalarType::Int;
-constexpr auto L = ScalarType::Long;
-constexpr auto B = ScalarType::Bool;
-
 TEST_CASE("kernel add: broadcasting [2,3] + [3], [2,1] + [1,3] and rank 0") {
   SUBCASE("[2,3] + [3]") {
     auto a = make(F, {2, 3}, {1, 2, 3, 4, 5, 6});
@@ -353,15 +347,7 @@ TEST_CASE("kernel pow.Tensor_Scalar") {
 // div.out_mode(self, other, rounding_mode, out) with rounding_mode as a String or None value
 // (Args has no string values).
 KernelContext div_mode(HostTensor& self, HostTensor& other, EValue mode, Tensor& out) {
-  EValue values[4] = {EValue::from_tensor(&self.tensor()), EValue::from_tensor(&other.tensor()),
-                      mode, EValue::from_tensor(&out)};
-  EValue* ptrs[5] = {&values[0], &values[1], &values[2], &values[3], &values[3]};
-  KernelFn fn = default_kernel_registry().find("aten::div.out_mode");
-  const bool found = fn != nullptr;
-  REQUIRE(found);
-  KernelContext ctx;
-  fn(ctx, std::span<EValue*>(ptrs));
-  return ctx;
+  return Args().t(self).t(other).value(mode).t(out).run("aten::div.out_mode");
 }
 EValue str(std::string_view s) { return EValue::from_string(s); }
 

@@ -11,14 +11,6 @@
 namespace etkit::test {
 namespace {
 
-constexpr auto F = ScalarType::Float;
-constexpr auto D = ScalarType::Double;
-constexpr auto I = ScalarType::Int;
-constexpr auto L = ScalarType::Long;
-constexpr auto B = ScalarType::Bool;
-constexpr auto U8 = ScalarType::Byte;
-constexpr auto C8 = ScalarType::Char;
-
 TEST_CASE("kernel comparison: operators are registered") {
   for (const char* name : {"aten::eq.Scalar_out", "aten::lt.Scalar_out", "aten::gt.Scalar_out",
                            "aten::eq.Tensor_out", "aten::lt.Tensor_out", "aten::gt.Tensor_out"}) {

@@ -8,13 +8,10 @@
 #include <vector>
 
 #include "kernel_test_util.h"
-#include "nn_test_util.h"
 
 namespace etkit::test {
 namespace {
 
-constexpr auto F = ScalarType::Float;
-constexpr auto D = ScalarType::Double;
 constexpr const char* kConv = "aten::convolution.out";
 
 struct Conv2d {

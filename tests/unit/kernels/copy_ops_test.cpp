@@ -9,13 +9,6 @@
 namespace etkit::test {
 namespace {
 
-constexpr auto F = ScalarType::Float;
-constexpr auto D = ScalarType::Double;
-constexpr auto I = ScalarType::Int;
-constexpr auto L = ScalarType::Long;
-constexpr auto B = ScalarType::Bool;
-constexpr auto H = ScalarType::Half;
-
 constexpr int64_t kFloatWire = 6;
 constexpr int64_t kLongWire = 4;
 

@@ -10,13 +10,6 @@
 namespace etkit::test {
 namespace {
 
-constexpr auto F = ScalarType::Float;
-constexpr auto D = ScalarType::Double;
-constexpr auto I = ScalarType::Int;
-constexpr auto L = ScalarType::Long;
-constexpr auto B = ScalarType::Bool;
-constexpr auto C = ScalarType::Char;
-
 constexpr const char* kArange = "aten::arange.start_out";
 constexpr const char* kFull = "aten::full.out";
 constexpr const char* kScalarTensor = "aten::scalar_tensor.out";
@@ -92,9 +85,9 @@ TEST_CASE("kernel creation: full") {
     auto b = zeros(B, {3});
     check_ok(Args().ints({3}).b(true).t(b).run(kFull));
     check_tensor(b.tensor(), B, {3}, {1, 1, 1});
-    auto c = zeros(C, {1});
+    auto c = zeros(C8, {1});
     check_ok(Args().ints({1}).d(-2.9).t(c).run(kFull));
-    check_tensor(c.tensor(), C, {1}, {-2});
+    check_tensor(c.tensor(), C8, {1}, {-2});
   }
   SUBCASE("rank 0, empty, dynamic out") {
     auto s = zeros(L, {});
@@ -107,7 +100,7 @@ TEST_CASE("kernel creation: full") {
     check_tensor(dyn.tensor(), D, {2, 3}, {0.5, 0.5, 0.5, 0.5, 0.5, 0.5});
   }
   SUBCASE("errors") {
-    auto c = zeros(C, {2});
+    auto c = zeros(C8, {2});
     check_error(Args().ints({2}).i(300).t(c).run(kFull), ErrorCode::InvalidArgument,
                 "fill_value 300 does not fit dtype int8");
     check_error(Args().ints({-1}).i(0).t(c).run(kFull), ErrorCode::InvalidArgument,

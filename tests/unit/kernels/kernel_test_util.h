@@ -1,8 +1,9 @@
 #pragma once
 
-// Helpers for kernel tests: build tensors from values in logical (row-major) order whatever
-// their dim order, read them back in logical order, assemble a kernel's argument list and call
-// it by name through the default registry.
+// Helpers for kernel tests: short names for dtypes, build tensors from values in logical
+// (row-major) order whatever their dim order, read them back in logical order, assemble a
+// kernel's argument list (tensors, scalars, lists, strings) and call it by name through the
+// default registry, with a tensor or a TensorList of outs as the return slot.
 
 #include <doctest/doctest.h>
 
@@ -10,6 +11,7 @@
 #include <deque>
 #include <initializer_list>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "etkit/core/evalue.h"
@@ -17,6 +19,16 @@
 #include "etkit/core/kernel.h"
 
 namespace etkit::test {
+
+constexpr auto F = ScalarType::Float;
+constexpr auto D = ScalarType::Double;
+constexpr auto H = ScalarType::Half;
+constexpr auto I = ScalarType::Int;
+constexpr auto L = ScalarType::Long;
+constexpr auto S16 = ScalarType::Short;
+constexpr auto C8 = ScalarType::Char;
+constexpr auto U8 = ScalarType::Byte;
+constexpr auto B = ScalarType::Bool;
 
 /// Memory index of logical element `i` (row-major over the sizes) of `t`.
 inline int64_t memory_index(const Tensor& t, int64_t i) { return logical_to_memory_index(t, i); }
@@ -85,18 +97,42 @@ class Args {
   Args& d(double v) { return push(EValue::from_double(v)); }
   Args& b(bool v) { return push(EValue::from_bool(v)); }
   Args& none() { return push(EValue()); }
+  /// A String (copied; the EValue points at the copy).
+  Args& s(std::string_view text) {
+    return push(EValue::from_string(strings_.emplace_back(text)));
+  }
+  /// Any value as it is, for kinds the other methods do not build (or wrong ones, in error tests).
+  Args& value(const EValue& v) { return push(v); }
   Args& ints(std::initializer_list<int64_t> items) {
     auto& ptrs = item_ptrs_.emplace_back();
     for (int64_t v : items) ptrs.push_back(&items_.emplace_back(EValue::from_int(v)));
     auto& scratch = scratch_.emplace_back(items.size());
     return push(EValue::from_int_list(BoxedIntList(ptrs.data(), scratch.data(), ptrs.size())));
   }
+  /// A TensorList (`Tensor[]`) of `tensors`.
+  Args& tensors(const std::vector<HostTensor*>& tensors) {
+    return push(EValue::from_tensor_list(list(tensors)));
+  }
+  /// An OptionalTensorList (`Tensor?[]`); a null entry is None.
+  Args& optional_tensors(const std::vector<HostTensor*>& tensors) {
+    return push(EValue::from_optional_tensor_list(list(tensors)));
+  }
 
   /// Calls kernel `name` with these arguments plus the return slot (a copy of the last one,
-  /// which is the out tensor for every portable kernel).
+  /// which is the out tensor for every portable kernel with one out).
   KernelContext run(std::string_view name) {
     std::vector<EValue*> ptrs = pointers();
     if (!ptrs.empty()) ptrs.push_back(ptrs.back());
+    return call(name, ptrs);
+  }
+  /// Calls kernel `name` with these arguments plus a TensorList return slot holding the last
+  /// `num_outs` arguments (the outs), the convention for operators with several outs.
+  KernelContext run_outs(std::string_view name, size_t num_outs) {
+    std::vector<EValue*> ptrs = pointers();
+    auto& outs = item_ptrs_.emplace_back(ptrs.end() - static_cast<std::ptrdiff_t>(num_outs),
+                                         ptrs.end());
+    ptrs.push_back(&items_.emplace_back(
+        EValue::from_tensor_list(TensorListRef(outs.data(), outs.size()))));
     return call(name, ptrs);
   }
   /// Calls kernel `name` with exactly these arguments (no return slot added).
@@ -109,6 +145,14 @@ class Args {
   Args& push(EValue v) {
     values_.push_back(v);
     return *this;
+  }
+  TensorListRef list(const std::vector<HostTensor*>& tensors) {
+    auto& ptrs = item_ptrs_.emplace_back();
+    for (HostTensor* h : tensors) {
+      ptrs.push_back(h == nullptr ? &items_.emplace_back()
+                                  : &items_.emplace_back(EValue::from_tensor(&h->tensor())));
+    }
+    return TensorListRef(ptrs.data(), ptrs.size());
   }
   std::vector<EValue*> pointers() {
     std::vector<EValue*> ptrs;
@@ -128,7 +172,13 @@ class Args {
   std::deque<EValue> items_;
   std::deque<std::vector<EValue*>> item_ptrs_;
   std::deque<std::vector<int64_t>> scratch_;
+  std::deque<std::string> strings_;
 };
+
+/// True if `name` is in the default registry.
+inline bool registered(std::string_view name) {
+  return default_kernel_registry().find(name) != nullptr;
+}
 
 /// Checks that a call succeeded.
 inline void check_ok(const KernelContext& ctx) {
@@ -156,6 +206,31 @@ inline void check_tensor(const Tensor& t, ScalarType dtype, std::vector<int32_t>
     INFO("element ", i);
     CHECK(got[i] == doctest::Approx(want[i]).epsilon(1e-6));
   }
+}
+
+/// n pseudo-random values in [-1, 1) (deterministic).
+inline std::vector<double> pseudo_random(size_t n, uint32_t seed) {
+  std::vector<double> v(n);
+  for (size_t i = 0; i < n; ++i) {
+    seed = seed * 1664525u + 1013904223u;
+    v[i] = static_cast<double>(seed >> 8) / 8388608.0 - 1.0;
+  }
+  return v;
+}
+
+/// Checks every element of `got` against `want` within `tol` (absolute + relative).
+inline void check_close(const std::vector<double>& got, const std::vector<double>& want,
+                        double tol) {
+  REQUIRE(got.size() == want.size());
+  int bad = 0;
+  for (size_t i = 0; i < got.size(); ++i) {
+    const double diff = got[i] > want[i] ? got[i] - want[i] : want[i] - got[i];
+    const double mag = want[i] < 0 ? -want[i] : want[i];
+    if (!(diff <= tol * (1 + mag))) {
+      if (bad++ < 5) MESSAGE("element " << i << ": got " << got[i] << ", want " << want[i]);
+    }
+  }
+  CHECK(bad == 0);
 }
 
 }  // namespace etkit::test

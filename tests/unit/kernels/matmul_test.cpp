@@ -12,11 +12,6 @@
 namespace etkit::test {
 namespace {
 
-constexpr auto F = ScalarType::Float;
-constexpr auto D = ScalarType::Double;
-constexpr auto I = ScalarType::Int;
-constexpr auto L = ScalarType::Long;
-
 std::vector<double> iota_values(size_t n, double scale, double offset) {
   std::vector<double> v(n);
   // Small exactly-representable values so float products are exact.

@@ -8,13 +8,10 @@
 #include <vector>
 
 #include "kernel_test_util.h"
-#include "nn_test_util.h"
 
 namespace etkit::test {
 namespace {
 
-constexpr auto F = ScalarType::Float;
-constexpr auto D = ScalarType::Double;
 constexpr const char* kBatch = "aten::_native_batch_norm_legit_no_training.out";
 constexpr const char* kLayer = "aten::native_layer_norm.out";
 
@@ -46,7 +43,7 @@ TEST_CASE("kernel batch_norm: formula, dim orders, optional affine") {
       auto out = zeros(F, {n, c, h, w}, order);
       HostTensor o1h = zeros(F, {0});
       auto o2h = zeros(F, {0});
-      OutsArgs a;
+      Args a;
       a.t(in);
       if (affine) a.t(wv).t(bv); else a.none().none();
       check_ok(a.t(m).t(v).d(0.1).d(eps).t(out).t(o1h).t(o2h).run_outs(kBatch, 3));
@@ -61,7 +58,7 @@ TEST_CASE("kernel batch_norm: formula, dim orders, optional affine") {
   auto out = zeros(D, {2, 2});
   auto o1 = zeros(D, {0});
   auto o2 = zeros(D, {0});
-  check_ok(OutsArgs().t(in).none().none().t(m).t(v).d(0.1).d(0.0).t(out).t(o1).t(o2)
+  check_ok(Args().t(in).none().none().t(m).t(v).d(0.1).d(0.0).t(out).t(o1).t(o2)
                .run_outs(kBatch, 3));
   check_tensor(out.tensor(), D, {2, 2}, {0, 0, 2, 2});
 }
@@ -73,18 +70,18 @@ TEST_CASE("kernel batch_norm: errors") {
   auto out = zeros(F, {1, 2, 2});
   auto o1 = zeros(F, {0});
   auto o2 = zeros(F, {0});
-  check_error(OutsArgs().t(in).none().none().t(m).t(v).d(0.1).d(1e-5).t(out).t(o1).t(o2)
+  check_error(Args().t(in).none().none().t(m).t(v).d(0.1).d(1e-5).t(out).t(o1).t(o2)
                   .run_outs(kBatch, 3),
               ErrorCode::InvalidArgument, "running_mean has sizes [3], expected [2]");
   auto dv = zeros(D, {2});
-  check_error(OutsArgs().t(in).none().none().t(v).t(dv).d(0.1).d(1e-5).t(out).t(o1).t(o2)
+  check_error(Args().t(in).none().none().t(v).t(dv).d(0.1).d(1e-5).t(out).t(o1).t(o2)
                   .run_outs(kBatch, 3),
               ErrorCode::InvalidType, "running_var has dtype float64, expected float32");
   auto bad = zeros(F, {1, 2, 3});
-  check_error(OutsArgs().t(in).none().none().t(v).t(v).d(0.1).d(1e-5).t(bad).t(o1).t(o2)
+  check_error(Args().t(in).none().none().t(v).t(v).d(0.1).d(1e-5).t(bad).t(o1).t(o2)
                   .run_outs(kBatch, 3),
               ErrorCode::InvalidArgument, "out has sizes [1, 2, 3], expected [1, 2, 2]");
-  check_error(OutsArgs().t(in).none().none().t(v).t(v).d(0.1).t(out).t(o1).t(o2)
+  check_error(Args().t(in).none().none().t(v).t(v).d(0.1).t(out).t(o1).t(o2)
                   .run_outs(kBatch, 3),
               ErrorCode::InvalidArgument, "expected 11 arguments");
 }
@@ -98,7 +95,7 @@ TEST_CASE("kernel layer_norm: rows normalized, mean and rstd outs") {
     auto out = zeros(F, {rows, 5, 8}, order);
     auto mean = zeros(F, {rows, 1, 1});
     auto rstd = zeros(F, {rows, 1, 1});
-    check_ok(OutsArgs().t(in).ints({5, 8}).none().none().d(1e-5).t(out).t(mean).t(rstd)
+    check_ok(Args().t(in).ints({5, 8}).none().none().d(1e-5).t(out).t(mean).t(rstd)
                  .run_outs(kLayer, 3));
     const auto y = values(out.tensor());
     const auto mv = values(mean.tensor());
@@ -128,7 +125,7 @@ TEST_CASE("kernel layer_norm: rows normalized, mean and rstd outs") {
   auto out = zeros(D, {2, 2});
   auto mean = zeros(D, {2, 1});
   auto rstd = zeros(D, {2, 1});
-  check_ok(OutsArgs().t(in).ints({2}).t(w).t(b).d(1e-12).t(out).t(mean).t(rstd).run_outs(kLayer, 3));
+  check_ok(Args().t(in).ints({2}).t(w).t(b).d(1e-12).t(out).t(mean).t(rstd).run_outs(kLayer, 3));
   check_tensor(out.tensor(), D, {2, 2}, {-1, 2, 1, -1});
   check_tensor(mean.tensor(), D, {2, 1}, {2, 5});
 }
@@ -138,7 +135,7 @@ TEST_CASE("kernel layer_norm: empty rows and errors") {
   auto out = zeros(F, {3, 0});
   auto mean = zeros(F, {3, 1});
   auto rstd = zeros(F, {3, 1});
-  check_ok(OutsArgs().t(in).ints({0}).none().none().d(1e-5).t(out).t(mean).t(rstd)
+  check_ok(Args().t(in).ints({0}).none().none().d(1e-5).t(out).t(mean).t(rstd)
                .run_outs(kLayer, 3));
   CHECK(std::isnan(values(rstd.tensor())[0]));
 
@@ -146,17 +143,17 @@ TEST_CASE("kernel layer_norm: empty rows and errors") {
   auto o = zeros(F, {2, 3});
   auto m = zeros(F, {2, 1});
   auto r = zeros(F, {2, 1});
-  check_error(OutsArgs().t(x).ints({2}).none().none().d(1e-5).t(o).t(m).t(r).run_outs(kLayer, 3),
+  check_error(Args().t(x).ints({2}).none().none().d(1e-5).t(o).t(m).t(r).run_outs(kLayer, 3),
               ErrorCode::InvalidArgument, "normalized_shape [2] does not match");
   auto w = zeros(F, {2});
-  check_error(OutsArgs().t(x).ints({3}).t(w).none().d(1e-5).t(o).t(m).t(r).run_outs(kLayer, 3),
+  check_error(Args().t(x).ints({3}).t(w).none().d(1e-5).t(o).t(m).t(r).run_outs(kLayer, 3),
               ErrorCode::InvalidArgument, "weight has sizes [2], expected [3]");
   auto bad_m = zeros(F, {2, 2});
-  check_error(OutsArgs().t(x).ints({3}).none().none().d(1e-5).t(o).t(bad_m).t(r)
+  check_error(Args().t(x).ints({3}).none().none().d(1e-5).t(o).t(bad_m).t(r)
                   .run_outs(kLayer, 3),
               ErrorCode::InvalidArgument, "out has sizes [2, 2], expected [2, 1]");
   auto lx = zeros(ScalarType::Long, {2, 3});
-  check_error(OutsArgs().t(lx).ints({3}).none().none().d(1e-5).t(o).t(m).t(r).run_outs(kLayer, 3),
+  check_error(Args().t(lx).ints({3}).none().none().d(1e-5).t(o).t(m).t(r).run_outs(kLayer, 3),
               ErrorCode::InvalidType, "input has dtype int64, expected float32 or float64");
 }
 

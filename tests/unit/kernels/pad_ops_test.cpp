@@ -9,11 +9,6 @@
 namespace etkit::test {
 namespace {
 
-constexpr auto F = ScalarType::Float;
-constexpr auto I = ScalarType::Int;
-constexpr auto L = ScalarType::Long;
-constexpr auto C = ScalarType::Char;
-
 constexpr const char* kPad = "aten::constant_pad_nd.out";
 
 TEST_CASE("kernel pad: operators are registered") {
@@ -78,8 +73,8 @@ TEST_CASE("kernel pad: constant_pad_nd") {
                 "dimension 1 of size 3 padded by (-2, -2) gives an invalid size");
     check_error(Args().t(a).ints({1, 1}).i(0).t(out).run(kPad), ErrorCode::InvalidArgument,
                 "out has sizes [2, 4], expected [2, 5]");
-    auto c = make(C, {1}, {1});
-    auto cout = zeros(C, {2});
+    auto c = make(C8, {1}, {1});
+    auto cout = zeros(C8, {2});
     check_error(Args().t(c).ints({1, 0}).i(200).t(cout).run(kPad), ErrorCode::InvalidArgument,
                 "value 200 does not fit dtype int8");
     auto iout = zeros(I, {2, 4});

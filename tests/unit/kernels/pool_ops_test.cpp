@@ -8,13 +8,10 @@
 #include <vector>
 
 #include "kernel_test_util.h"
-#include "nn_test_util.h"
 
 namespace etkit::test {
 namespace {
 
-constexpr auto F = ScalarType::Float;
-constexpr auto L = ScalarType::Long;
 constexpr const char* kMax = "aten::max_pool2d_with_indices.out";
 constexpr const char* kAvg = "aten::avg_pool2d.out";
 constexpr const char* kAdaptive = "aten::_adaptive_avg_pool2d.out";
@@ -37,7 +34,7 @@ TEST_CASE("kernel max_pool2d_with_indices") {
       auto in = make(F, {1, 1, 4, 4}, {1, 5, 2, 0, 3, 4, 8, 7, 9, 1, 6, 6, 0, 2, 3, 1}, order);
       auto out = zeros(F, {1, 1, 2, 2}, order);
       auto idx = zeros(L, {1, 1, 2, 2}, order);
-      check_ok(OutsArgs().t(in).ints({2, 2}).ints({}).ints({0}).ints({1}).b(false).t(out).t(idx)
+      check_ok(Args().t(in).ints({2, 2}).ints({}).ints({0}).ints({1}).b(false).t(out).t(idx)
                    .run_outs(kMax, 2));
       check_tensor(out.tensor(), F, {1, 1, 2, 2}, {5, 8, 9, 6});
       check_tensor(idx.tensor(), L, {1, 1, 2, 2}, {1, 6, 8, 10});  // first maximum wins
@@ -48,7 +45,7 @@ TEST_CASE("kernel max_pool2d_with_indices") {
     auto out = zeros(F, {1, 2, 2});
     auto idx = zeros(L, {1, 2, 2});
     // k=2, s=2, p=1: windows rows {-1,0},{1,2} -> maxima at (0,0),(0,2),(2,0),(2,2).
-    check_ok(OutsArgs().t(in).ints({2}).ints({2}).ints({1}).ints({1}).b(false).t(out).t(idx)
+    check_ok(Args().t(in).ints({2}).ints({2}).ints({1}).ints({1}).b(false).t(out).t(idx)
                  .run_outs(kMax, 2));
     check_tensor(out.tensor(), F, {1, 2, 2}, {0, 2, 6, 8});
     check_tensor(idx.tensor(), L, {1, 2, 2}, {0, 2, 6, 8});
@@ -56,13 +53,13 @@ TEST_CASE("kernel max_pool2d_with_indices") {
     auto in4 = make(F, {1, 1, 3, 3}, iota(9));
     auto out4 = zeros(F, {1, 1, 2, 2});
     auto idx4 = zeros(L, {1, 1, 2, 2});
-    check_ok(OutsArgs().t(in4).ints({2}).ints({2}).ints({0}).ints({1}).b(true).t(out4).t(idx4)
+    check_ok(Args().t(in4).ints({2}).ints({2}).ints({0}).ints({1}).b(true).t(out4).t(idx4)
                  .run_outs(kMax, 2));
     check_tensor(out4.tensor(), F, {1, 1, 2, 2}, {4, 5, 7, 8});
     // dilation 2 on 3x3 with k=2: one window over the corners.
     auto out1 = zeros(F, {1, 1, 1, 1});
     auto idx1 = zeros(L, {1, 1, 1, 1});
-    check_ok(OutsArgs().t(in4).ints({2}).ints({1}).ints({0}).ints({2}).b(false).t(out1).t(idx1)
+    check_ok(Args().t(in4).ints({2}).ints({1}).ints({0}).ints({2}).b(false).t(out1).t(idx1)
                  .run_outs(kMax, 2));
     check_tensor(out1.tensor(), F, {1, 1, 1, 1}, {8});
   }
@@ -71,7 +68,7 @@ TEST_CASE("kernel max_pool2d_with_indices") {
     auto in = make(F, {1, 2, 2}, {1, nan, 3, 2});
     auto out = zeros(F, {1, 1, 1});
     auto idx = zeros(L, {1, 1, 1});
-    check_ok(OutsArgs().t(in).ints({2}).ints({}).ints({0}).ints({1}).b(false).t(out).t(idx)
+    check_ok(Args().t(in).ints({2}).ints({}).ints({0}).ints({1}).b(false).t(out).t(idx)
                  .run_outs(kMax, 2));
     CHECK(std::isnan(values(out.tensor())[0]));
     CHECK(values(idx.tensor())[0] == 1);
@@ -81,17 +78,17 @@ TEST_CASE("kernel max_pool2d_with_indices") {
     auto out = zeros(F, {1, 1, 1});
     auto idx = zeros(L, {1, 1, 1});
     auto bad_idx = zeros(ScalarType::Int, {1, 1, 1});
-    check_error(OutsArgs().t(in).ints({2}).ints({}).ints({0}).ints({1}).b(false).t(out).t(bad_idx)
+    check_error(Args().t(in).ints({2}).ints({}).ints({0}).ints({1}).b(false).t(out).t(bad_idx)
                     .run_outs(kMax, 2),
                 ErrorCode::InvalidType, "indices has dtype int32, expected int64");
-    check_error(OutsArgs().t(in).ints({2}).ints({}).ints({2}).ints({1}).b(false).t(out).t(idx)
+    check_error(Args().t(in).ints({2}).ints({}).ints({2}).ints({1}).b(false).t(out).t(idx)
                     .run_outs(kMax, 2),
                 ErrorCode::InvalidArgument, "more than half of kernel_size");
-    check_error(OutsArgs().t(in).ints({3}).ints({}).ints({0}).ints({1}).b(false).t(out).t(idx)
+    check_error(Args().t(in).ints({3}).ints({}).ints({0}).ints({1}).b(false).t(out).t(idx)
                     .run_outs(kMax, 2),
                 ErrorCode::InvalidArgument, "too small for the window");
     auto v = make(F, {4}, {1, 2, 3, 4});
-    check_error(OutsArgs().t(v).ints({2}).ints({}).ints({0}).ints({1}).b(false).t(out).t(idx)
+    check_error(Args().t(v).ints({2}).ints({}).ints({0}).ints({1}).b(false).t(out).t(idx)
                     .run_outs(kMax, 2),
                 ErrorCode::InvalidArgument, "expected a 3-D or 4-D tensor");
     check_error(Args().t(in).ints({2}).ints({}).ints({0}).ints({1}).b(false).t(out).t(idx)

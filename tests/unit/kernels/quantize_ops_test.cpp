@@ -12,14 +12,6 @@
 namespace etkit::test {
 namespace {
 
-constexpr auto F = ScalarType::Float;
-constexpr auto D = ScalarType::Double;
-constexpr auto I = ScalarType::Int;
-constexpr auto L = ScalarType::Long;
-constexpr auto U8 = ScalarType::Byte;
-constexpr auto C8 = ScalarType::Char;
-constexpr auto S16 = ScalarType::Short;
-
 constexpr const char* kQuantize = "quantized_decomposed::quantize_per_tensor.out";
 constexpr const char* kDequantize = "quantized_decomposed::dequantize_per_tensor.out";
 

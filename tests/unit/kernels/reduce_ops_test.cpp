@@ -11,12 +11,6 @@
 namespace etkit::test {
 namespace {
 
-constexpr auto F = ScalarType::Float;
-constexpr auto D = ScalarType::Double;
-constexpr auto I = ScalarType::Int;
-constexpr auto L = ScalarType::Long;
-constexpr auto B = ScalarType::Bool;
-
 constexpr const char* kSum = "aten::sum.IntList_out";
 
 TEST_CASE("kernel sum: dims and keepdim") {

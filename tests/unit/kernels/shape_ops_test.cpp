@@ -6,17 +6,9 @@
 #include <cstdint>
 
 #include "kernel_test_util.h"
-#include "list_args.h"
 
 namespace etkit::test {
 namespace {
-
-constexpr auto F = ScalarType::Float;
-constexpr auto I = ScalarType::Int;
-constexpr auto L = ScalarType::Long;
-constexpr auto H = ScalarType::Half;
-constexpr auto D = ScalarType::Double;
-constexpr auto B = ScalarType::Bool;
 
 std::vector<double> iota(size_t n) {
   std::vector<double> v(n);
@@ -385,7 +377,7 @@ TEST_CASE("kernel shape: cat") {
     auto a = make(F, {2, 1}, {1, 2});
     auto b = make(F, {2, 2}, {3, 4, 5, 6}, {1, 0});
     auto out = zeros(F, {2, 3}, {1, 0});
-    check_ok(ListArgs().tensors({&a, &b}).i(-1).t(out).run(kCat));
+    check_ok(Args().tensors({&a, &b}).i(-1).t(out).run(kCat));
     check_tensor(out.tensor(), F, {2, 3}, {1, 3, 4, 2, 5, 6});
   }
   SUBCASE("along dim 0, skipping 1-D empty tensors") {
@@ -393,49 +385,49 @@ TEST_CASE("kernel shape: cat") {
     auto skip = zeros(L, {0});
     auto b = make(L, {2, 2}, {3, 4, 5, 6});
     auto out = zeros(L, {3, 2});
-    check_ok(ListArgs().tensors({&skip, &a, &skip, &b}).i(0).t(out).run(kCat));
+    check_ok(Args().tensors({&skip, &a, &skip, &b}).i(0).t(out).run(kCat));
     check_tensor(out.tensor(), L, {3, 2}, {1, 2, 3, 4, 5, 6});
     auto only = zeros(L, {0});
-    check_ok(ListArgs().tensors({&skip, &skip}).i(0).t(only).run(kCat));
+    check_ok(Args().tensors({&skip, &skip}).i(0).t(only).run(kCat));
     CHECK(only.tensor().numel() == 0);
   }
   SUBCASE("dtypes promote and convert into out") {
     auto a = make(I, {2}, {1, 2});
     auto b = make(F, {1}, {2.5});
     auto out = zeros(F, {3});
-    check_ok(ListArgs().tensors({&a, &b}).i(0).t(out).run(kCat));
+    check_ok(Args().tensors({&a, &b}).i(0).t(out).run(kCat));
     check_tensor(out.tensor(), F, {3}, {1, 2, 2.5});
     auto c = make(B, {1}, {1});
     auto lout = zeros(L, {3});
-    check_ok(ListArgs().tensors({&a, &c}).i(0).t(lout).run(kCat));
+    check_ok(Args().tensors({&a, &c}).i(0).t(lout).run(kCat));
     check_tensor(lout.tensor(), L, {3}, {1, 2, 1});
   }
   SUBCASE("any element size moves as bytes; empty pieces") {
     auto a = make(H, {1, 2}, {0.5, 1.5});
     auto e = zeros(H, {0, 2});
     auto out = zeros(H, {2, 2});
-    check_ok(ListArgs().tensors({&a, &e, &a}).i(0).t(out).run(kCat));
+    check_ok(Args().tensors({&a, &e, &a}).i(0).t(out).run(kCat));
     check_tensor(out.tensor(), H, {2, 2}, {0.5, 1.5, 0.5, 1.5});
   }
   SUBCASE("errors") {
     auto a = make(F, {2, 2}, iota(4));
     auto b = make(F, {3, 3}, iota(9));
     auto out = zeros(F, {5, 2});
-    check_error(ListArgs().tensors({}).i(0).t(out).run(kCat), ErrorCode::InvalidArgument,
+    check_error(Args().tensors({}).i(0).t(out).run(kCat), ErrorCode::InvalidArgument,
                 "tensors is empty");
-    check_error(ListArgs().tensors({&a, &b}).i(0).t(out).run(kCat), ErrorCode::InvalidArgument,
+    check_error(Args().tensors({&a, &b}).i(0).t(out).run(kCat), ErrorCode::InvalidArgument,
                 "tensors[1] has sizes [3, 3], expected [2, 2] except in dimension 0");
-    check_error(ListArgs().tensors({&a, &a}).i(2).t(out).run(kCat), ErrorCode::InvalidArgument,
+    check_error(Args().tensors({&a, &a}).i(2).t(out).run(kCat), ErrorCode::InvalidArgument,
                 "dim 2 is out of range");
-    check_error(ListArgs().tensors({&a, &a}).i(0).t(out).run(kCat), ErrorCode::InvalidArgument,
+    check_error(Args().tensors({&a, &a}).i(0).t(out).run(kCat), ErrorCode::InvalidArgument,
                 "out has sizes [5, 2], expected [4, 2]");
     auto s = make(F, {}, {1});
-    check_error(ListArgs().tensors({&s}).i(0).t(out).run(kCat), ErrorCode::InvalidArgument,
+    check_error(Args().tensors({&s}).i(0).t(out).run(kCat), ErrorCode::InvalidArgument,
                 "tensors[0] is zero-dimensional");
     auto iout = zeros(I, {4, 2});
-    check_error(ListArgs().tensors({&a, &a}).i(0).t(iout).run(kCat), ErrorCode::InvalidType,
+    check_error(Args().tensors({&a, &a}).i(0).t(iout).run(kCat), ErrorCode::InvalidType,
                 "tensors promote to float32, which cannot be cast to out's dtype int32");
-    check_error(ListArgs().t(a).i(0).t(out).run(kCat), ErrorCode::InvalidType,
+    check_error(Args().t(a).i(0).t(out).run(kCat), ErrorCode::InvalidType,
                 "tensors is a tensor, expected a tensor list");
   }
 }

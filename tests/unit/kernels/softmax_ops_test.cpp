@@ -7,13 +7,10 @@
 #include <vector>
 
 #include "kernel_test_util.h"
-#include "nn_test_util.h"
 
 namespace etkit::test {
 namespace {
 
-constexpr auto F = ScalarType::Float;
-constexpr auto D = ScalarType::Double;
 constexpr const char* kSoftmax = "aten::_softmax.out";
 constexpr const char* kLogSoftmax = "aten::_log_softmax.out";
 

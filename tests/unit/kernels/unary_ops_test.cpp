@@ -12,13 +12,6 @@
 namespace etkit::test {
 namespace {
 
-constexpr auto F = ScalarType::Float;
-constexpr auto D = ScalarType::Double;
-constexpr auto I = ScalarType::Int;
-constexpr auto L = ScalarType::Long;
-constexpr auto B = ScalarType::Bool;
-constexpr auto U8 = ScalarType::Byte;
-
 TEST_CASE("kernel neg") {
   SUBCASE("float, transposed input") {
     auto a = make(F, {2, 2}, {1, -2, 0.5, 0}, {1, 0});

@@ -9,14 +9,6 @@
 namespace etkit::test {
 namespace {
 
-constexpr auto F = ScalarType::Float;
-constexpr auto D = ScalarType::Double;
-constexpr auto I = ScalarType::Int;
-constexpr auto L = ScalarType::Long;
-constexpr auto B = ScalarType::Bool;
-constexpr auto U8 = ScalarType::Byte;
-constexpr auto C8 = ScalarType::Char;
-
 TEST_CASE("kernel where: operators are registered") {
   for (const char* name : {"aten::where.self_out", "aten::masked_fill.Scalar_out"}) {
     const bool found = default_kernel_registry().find(name) != nullptr;
