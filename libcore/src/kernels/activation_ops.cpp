@@ -3,11 +3,15 @@
 // As in ExecuTorch's portable kernels: relu and hardtanh keep self's dtype (any real type, not
 // bool); gelu and silu take a floating self and keep its dtype; sigmoid takes any computed dtype
 // and writes a floating out, like tanh. NaN passes through relu and hardtanh unchanged.
+//
+// sigmoid, silu and gelu 'tanh' of float take fast_exp (fast_math.h), so their contiguous loops
+// vectorize; double keeps std::exp.
 
 #include <cmath>
 #include <string_view>
 
 #include "kernels/elementwise.h"
+#include "kernels/fast_math.h"
 #include "kernels/kernel_util.h"
 #include "kernels/kernels.h"
 #include "kernels/pointwise_util.h"
@@ -45,12 +49,6 @@ bool check_floating_self(KernelContext& ctx, const Tensor& self, const char* op)
     return false;
   }
   return true;
-}
-
-// 1 / (1 + e^-x); e^-x overflows to inf for very negative x, which gives the right 0.
-template <typename C>
-inline C sigmoid(C x) {
-  return C(1) / (C(1) + std::exp(-x));
 }
 
 void relu_out(KernelContext& ctx, std::span<EValue*> args) {
@@ -122,7 +120,7 @@ void sigmoid_out(KernelContext& ctx, std::span<EValue*> args) {
   dispatch_dtype(out->dtype(), [&](auto tag) {
     using C = typename decltype(tag)::type;
     if constexpr (std::is_floating_point_v<C>) {
-      elementwise<C, 1>(*out, {in}, [](C x) { return sigmoid(x); });
+      elementwise<C, 1>(*out, {in}, [](C x) { return sigmoid_of(x); });
     }
   });
 }
@@ -151,12 +149,7 @@ void gelu_out(KernelContext& ctx, std::span<EValue*> args) {
     using C = typename decltype(tag)::type;
     if constexpr (std::is_floating_point_v<C>) {
       if (use_tanh) {
-        // 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
-        constexpr C kBeta = C(0.7978845608028654);
-        constexpr C kKappa = C(0.044715);
-        elementwise<C, 1>(*out, {in}, [](C x) {
-          return C(0.5) * x * (C(1) + std::tanh(kBeta * (x + kKappa * x * x * x)));
-        });
+        elementwise<C, 1>(*out, {in}, [](C x) { return gelu_tanh_of(x); });
       } else {
         // 0.5 x (1 + erf(x / sqrt(2)))
         constexpr C kAlpha = C(0.7071067811865476);
@@ -178,7 +171,7 @@ void silu_out(KernelContext& ctx, std::span<EValue*> args) {
   dispatch_dtype(out->dtype(), [&](auto tag) {
     using C = typename decltype(tag)::type;
     if constexpr (std::is_floating_point_v<C>) {
-      elementwise<C, 1>(*out, {in}, [](C x) { return x * sigmoid(x); });
+      elementwise<C, 1>(*out, {in}, [](C x) { return x * sigmoid_of(x); });
     }
   });
 }

@@ -24,5 +24,11 @@ set(ETKIT_KERNEL_SOURCES
 # GCC's -O2 vectorizes only loops whose trip count is a multiple of the vector width; the
 # elementwise fast paths run over numel, so let the cost model vectorize them with an epilogue
 # (what -O3 would do for these files only).
+# -fno-trapping-math: under the default -ftrapping-math GCC counts a float comparison as an
+# operation that may raise FE_INVALID, so it will not turn `x > hi ? hi : x` into a select and
+# the branch-free fast_exp (fast_math.h) stays scalar. The flag changes no result (rounding and
+# IEEE special values are untouched); it only lets the compiler assume nobody inspects or traps
+# on the floating-point exception flags, and etkit never reads them (no fetestexcept, no
+# feenableexcept). Clang already assumes this by default; the flag is accepted and harmless.
 set_source_files_properties(${ETKIT_KERNEL_SOURCES} PROPERTIES COMPILE_OPTIONS
-  "$<$<CXX_COMPILER_ID:GNU>:-fvect-cost-model=dynamic>")
+  "$<$<CXX_COMPILER_ID:GNU>:-fvect-cost-model=dynamic>;$<$<CXX_COMPILER_ID:GNU,Clang,AppleClang>:-fno-trapping-math>")

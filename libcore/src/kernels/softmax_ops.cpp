@@ -5,11 +5,14 @@
 // overflows, and log-softmax is x - max - log(sum exp(x - max)) rather than log(softmax), which
 // would underflow to -inf. A row is the elements along `dim` for fixed other indices; it is a
 // strided run in memory whatever the dim order (step = stride(dim)), so only the row's start goes
-// through the logical-to-memory mapping, and contiguous rows take loops GCC vectorizes.
+// through the logical-to-memory mapping, and contiguous rows take loops GCC vectorizes. Float
+// exponentiates with fast_exp (fast_math.h), which vectorizes where libm's expf would not;
+// double keeps std::exp.
 
 #include <cmath>
 #include <cstdint>
 
+#include "kernels/fast_math.h"
 #include "kernels/kernel_util.h"
 #include "kernels/kernels.h"
 #include "kernels/nn_util.h"
@@ -37,17 +40,31 @@ T row_max(const T* x, int64_t n, int64_t step) {
   return m;
 }
 
+// sum of e^(x[i] - m) over a contiguous row, in independent lanes so that the loop vectorizes
+// (a single running sum would have to be added in order).
+template <typename T>
+T sum_exp(const T* x, int64_t n, T m) {
+  constexpr int kLanes = 16;
+  T acc[kLanes] = {};
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) {
+    for (int l = 0; l < kLanes; ++l) acc[l] += exp_of(x[i + l] - m);
+  }
+  T total = T(0);
+  for (int l = 0; l < kLanes; ++l) total += acc[l];
+  for (; i < n; ++i) total += exp_of(x[i] - m);
+  return total;
+}
+
 template <typename T, bool kLog>
 void softmax_row(const T* x, int64_t xs, T* y, int64_t ys, int64_t n) {
   const T m = row_max(x, n, xs);
   if (xs == 1 && ys == 1) {
     if constexpr (kLog) {
-      T sum = T(0);
-      for (int64_t i = 0; i < n; ++i) sum += std::exp(x[i] - m);
-      const T shift = m + std::log(sum);
+      const T shift = m + std::log(sum_exp(x, n, m));
       for (int64_t i = 0; i < n; ++i) y[i] = x[i] - shift;
     } else {
-      for (int64_t i = 0; i < n; ++i) y[i] = std::exp(x[i] - m);
+      for (int64_t i = 0; i < n; ++i) y[i] = exp_of(x[i] - m);
       const T inv = T(1) / nn::sum_of(y, n);
       for (int64_t i = 0; i < n; ++i) y[i] *= inv;
     }
@@ -55,13 +72,13 @@ void softmax_row(const T* x, int64_t xs, T* y, int64_t ys, int64_t n) {
   }
   if constexpr (kLog) {
     T sum = T(0);
-    for (int64_t i = 0; i < n; ++i) sum += std::exp(x[i * xs] - m);
+    for (int64_t i = 0; i < n; ++i) sum += exp_of(x[i * xs] - m);
     const T shift = m + std::log(sum);
     for (int64_t i = 0; i < n; ++i) y[i * ys] = x[i * xs] - shift;
   } else {
     T sum = T(0);
     for (int64_t i = 0; i < n; ++i) {
-      const T e = std::exp(x[i * xs] - m);
+      const T e = exp_of(x[i * xs] - m);
       y[i * ys] = e;
       sum += e;
     }
