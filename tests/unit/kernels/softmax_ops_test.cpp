@@ -4,6 +4,8 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <cstdint>
+#include <limits>
 #include <vector>
 
 #include "kernel_test_util.h"
@@ -113,6 +115,53 @@ TEST_CASE("kernel softmax: rank 0, empty, dynamic out and errors") {
               "out has sizes [2, 2], expected [1, 2]");
   check_error(Args().t(in).i(1).t(out).run(kSoftmax), ErrorCode::InvalidArgument,
               "expected 5 arguments");
+}
+
+// Float rows exponentiate with fast_exp (fast_math.h): the contiguous (vectorized, a width that
+// is not a multiple of the 16 summing lanes) and strided rows against the double reference, with
+// masked (-inf) entries, which give exactly 0 (softmax) and -inf (log_softmax).
+TEST_CASE("kernel softmax: float rows, contiguous and strided, with -inf masks") {
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  const int len = 1003;
+  std::vector<double> x = pseudo_random(4 * len, 13);
+  for (double& v : x) v *= 30;  // spread e^(x - max) over many binades
+  for (int r = 0; r < 4; ++r) x[static_cast<size_t>(r * len + 5 * r + 1)] = -kInf;
+  for (bool log : {false, true}) {
+    CAPTURE(log);
+    const std::vector<double> want = reference(x, 4, len, 1, log);
+    for (std::vector<uint8_t> order : {std::vector<uint8_t>{}, std::vector<uint8_t>{1, 0}}) {
+      CAPTURE(order.size());
+      auto in = make(F, {4, len}, x, order);
+      auto out = zeros(F, {4, len}, order);
+      check_ok(Args().t(in).i(1).b(false).t(out).run(log ? kLogSoftmax : kSoftmax));
+      const std::vector<double> got = values(out.tensor());
+      for (int r = 0; r < 4; ++r) {
+        const double masked = got[static_cast<size_t>(r * len + 5 * r + 1)];
+        CHECK(masked == (log ? -kInf : 0.0));
+      }
+      std::vector<double> got_finite;
+      std::vector<double> want_finite;
+      for (size_t i = 0; i < got.size(); ++i) {
+        if (std::isinf(want[i])) continue;
+        got_finite.push_back(got[i]);
+        want_finite.push_back(want[i]);
+      }
+      // Relative to each value for softmax (1e-5 * (1 + |want|) is absolute for small values, so
+      // also check the relative error of the large ones); log_softmax is within 1e-5 absolute.
+      check_close(got_finite, want_finite, 1e-5);
+      if (!log) {
+        for (size_t i = 0; i < got_finite.size(); ++i) {
+          if (want_finite[i] < 1e-30) continue;
+          const double rel = std::fabs(got_finite[i] - want_finite[i]) / want_finite[i];
+          if (rel > 1e-5) {
+            INFO("element ", i, ": got ", got_finite[i], ", want ", want_finite[i]);
+            CHECK(rel <= 1e-5);
+            break;
+          }
+        }
+      }
+    }
+  }
 }
 
 }  // namespace

@@ -3,9 +3,11 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <vector>
 
 #include "kernel_test_util.h"
 
@@ -196,6 +198,85 @@ TEST_CASE("kernel unary: logical_not writes 0/1 in any out dtype") {
   auto wrong = zeros(B, {3, 2});
   check_error(Args().t(a).t(wrong).run("aten::logical_not.out"), ErrorCode::InvalidArgument,
               "out has sizes [3, 2], expected [2, 3]");
+}
+
+// Float exp.out runs fast_exp (libcore/src/kernels/fast_math.h), not libm: a dense sweep of the
+// whole float range against exp in double. Where exp(x) is a normal float the relative error is
+// at most 2e-7 (a few ulp); in the subnormal results at most one subnormal step (2^-149);
+// overflow gives exactly inf, underflow exactly 0, NaN stays NaN.
+TEST_CASE("kernel unary: float exp within 2e-7 of exp in double, every 2^-10 of [-104, 89]") {
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  constexpr double kFloatMax = std::numeric_limits<float>::max();
+  constexpr double kFloatMin = std::numeric_limits<float>::min();
+  constexpr double kSubnormalStep = 0x1p-149;
+  std::vector<double> xs;
+  for (double x = -104.0; x <= 89.0; x += 0x1p-10) xs.push_back(x);
+  // The ends of the finite, normal and nonzero results and the values around them.
+  for (double x : {0.0, -0.0, kInf, -kInf, kFloatMax, -kFloatMax, 0x1p-149, -0x1p-149, 0x1p-126,
+                   88.72283172607421875, 88.7228393554687500, -87.3365478515625,
+                   -87.33654022216796875, -103.972076416015625, -103.9720840454101562, 1e-8,
+                   -1e-8, 0.34657359, -0.34657359}) {
+    xs.push_back(x);
+  }
+  const auto n = static_cast<int32_t>(xs.size());
+  auto in = make(F, {n}, xs);
+  auto out = zeros(F, {n});
+  check_ok(Args().t(in).t(out).run("aten::exp.out"));
+  const std::vector<double> got = values(out.tensor());
+  double max_rel = 0;
+  double max_rel_at = 0;
+  double max_subnormal_steps = 0;
+  int wrong_ends = 0;
+  for (size_t i = 0; i < xs.size(); ++i) {
+    const double x = static_cast<double>(static_cast<float>(xs[i]));
+    const double want = std::exp(x);
+    const auto want_float = static_cast<float>(want);
+    if (std::isinf(want_float) || want_float == 0.0f) {
+      if (got[i] != static_cast<double>(want_float)) {
+        INFO("x = ", x, " gives ", got[i], ", expected ", want_float);
+        CHECK(wrong_ends == 0);
+        ++wrong_ends;
+      }
+    } else if (want < kFloatMin) {
+      max_subnormal_steps = std::max(max_subnormal_steps, std::fabs(got[i] - want) / kSubnormalStep);
+    } else {
+      const double rel = std::fabs(got[i] - want) / want;
+      if (rel > max_rel) {
+        max_rel = rel;
+        max_rel_at = x;
+      }
+    }
+  }
+  INFO("max relative error ", max_rel, " at x = ", max_rel_at);
+  CHECK(max_rel <= 2e-7);
+  CHECK(max_subnormal_steps <= 1.0);
+  CHECK(wrong_ends == 0);
+
+  auto nan_in = make(F, {3}, {std::nan(""), -std::nan(""), 0});
+  auto nan_out = zeros(F, {3});
+  check_ok(Args().t(nan_in).t(nan_out).run("aten::exp.out"));
+  const std::vector<double> nan_got = values(nan_out.tensor());
+  CHECK(std::isnan(nan_got[0]));
+  CHECK(std::isnan(nan_got[1]));
+  CHECK(nan_got[2] == 1.0);
+}
+
+TEST_CASE("kernel unary: float exp of a transposed input and an int input match the flat path") {
+  // The strided and converting loops call the same fast_exp as the contiguous one.
+  std::vector<double> xs;
+  for (int k = 0; k < 6 * 7; ++k) xs.push_back(-50.0 + 2.37 * k);
+  auto flat = make(F, {6, 7}, xs);
+  auto transposed = make(F, {6, 7}, xs, {1, 0});
+  auto flat_out = zeros(F, {6, 7});
+  auto transposed_out = zeros(F, {6, 7});
+  check_ok(Args().t(flat).t(flat_out).run("aten::exp.out"));
+  check_ok(Args().t(transposed).t(transposed_out).run("aten::exp.out"));
+  CHECK(values(flat_out.tensor()) == values(transposed_out.tensor()));
+  auto ints = make(I, {5}, {-80, -3, 0, 7, 88});
+  auto ints_out = zeros(F, {5});
+  check_ok(Args().t(ints).t(ints_out).run("aten::exp.out"));
+  check_tensor(ints_out.tensor(), F, {5},
+               {std::exp(-80.0), std::exp(-3.0), 1, std::exp(7.0), std::exp(88.0)});
 }
 
 }  // namespace
