@@ -16,25 +16,6 @@
 namespace etkit::kernels {
 namespace {
 
-// Checks that `out` has `expected`, the promoted dtype of the inputs.
-bool check_out_dtype(KernelContext& ctx, const Tensor& out, ScalarType expected,
-                     const char* inputs) {
-  if (out.dtype() != expected) {
-    ctx.fail(ErrorCode::InvalidType, "out has dtype %s, expected %s (the promoted dtype of %s)",
-             scalar_type_name(out.dtype()), scalar_type_name(expected), inputs);
-    return false;
-  }
-  return true;
-}
-
-bool promoted_dtype(KernelContext& ctx, const ResultType& rt, const char* inputs, ScalarType* out) {
-  if (!rt.get(out)) {
-    ctx.fail(ErrorCode::InvalidType, "%s have dtypes etkit cannot promote", inputs);
-    return false;
-  }
-  return true;
-}
-
 // PyTorch's alpha_check: a bool alpha needs a bool result; a double alpha a floating one.
 bool check_alpha(KernelContext& ctx, const Scalar& alpha, ScalarType common) {
   if (alpha.is_bool() && common != ScalarType::Bool) {
@@ -75,12 +56,12 @@ bool prepare_binary(KernelContext& ctx, std::span<EValue*> args, size_t out_inde
   ResultType rt;
   rt.add_tensor(*b->self);
   rt.add_tensor(*b->other);
-  if (!promoted_dtype(ctx, rt, "self and other", &b->common)) return false;
+  if (!pointwise::result_dtype(ctx, rt, "self and other", &b->common)) return false;
   return true;
 }
 
 bool finish_binary(KernelContext& ctx, BinaryArgs* b) {
-  if (!check_out_dtype(ctx, *b->out, b->common, "self and other")) return false;
+  if (!pointwise::check_promoted_out(ctx, *b->out, b->common, "self and other")) return false;
   Shape shape;
   if (!broadcast_shapes(ctx, *b->self, "self", *b->other, "other", &shape)) return false;
   if (!resize_out(ctx, *b->out, shape.span())) return false;
@@ -291,8 +272,8 @@ void mul_scalar_out(KernelContext& ctx, std::span<EValue*> args) {
   rt.add_tensor(*self);
   rt.add_scalar(other);
   ScalarType common;
-  if (!promoted_dtype(ctx, rt, "self and other", &common)) return;
-  if (!check_out_dtype(ctx, *out, common, "self and other")) return;
+  if (!pointwise::result_dtype(ctx, rt, "self and other", &common)) return;
+  if (!pointwise::check_promoted_out(ctx, *out, common, "self and other")) return;
   if (!resize_out(ctx, *out, self->sizes())) return;
   const Operand in = broadcast_operand(*self, out->sizes());
   dispatch_dtype(common, [&](auto tag) {
@@ -315,7 +296,7 @@ void pow_tensor_scalar_out(KernelContext& ctx, std::span<EValue*> args) {
   rt.add_tensor(*self);
   rt.add_scalar(exponent);
   ScalarType common;
-  if (!promoted_dtype(ctx, rt, "self and exponent", &common)) return;
+  if (!pointwise::result_dtype(ctx, rt, "self and exponent", &common)) return;
   if (common == ScalarType::Bool) {
     // PyTorch has no bool pow kernel; a bool tensor with an int exponent promotes to int64.
     ctx.fail(ErrorCode::InvalidType,
@@ -328,7 +309,7 @@ void pow_tensor_scalar_out(KernelContext& ctx, std::span<EValue*> args) {
              static_cast<long long>(exponent.to<int64_t>()));
     return;
   }
-  if (!check_out_dtype(ctx, *out, common, "self and exponent")) return;
+  if (!pointwise::check_promoted_out(ctx, *out, common, "self and exponent")) return;
   if (!resize_out(ctx, *out, self->sizes())) return;
   const Operand in = broadcast_operand(*self, out->sizes());
   dispatch_dtype(common, [&](auto tag) {

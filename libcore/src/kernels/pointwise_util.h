@@ -173,4 +173,15 @@ inline bool result_dtype(KernelContext& ctx, const ResultType& rt, const char* i
   return true;
 }
 
+/// Fails (InvalidType) unless `out` has `expected`, the promoted dtype of `inputs`.
+inline bool check_promoted_out(KernelContext& ctx, const Tensor& out, ScalarType expected,
+                               const char* inputs) {
+  if (out.dtype() != expected) {
+    ctx.fail(ErrorCode::InvalidType, "out has dtype %s, expected %s (the promoted dtype of %s)",
+             scalar_type_name(out.dtype()), scalar_type_name(expected), inputs);
+    return false;
+  }
+  return true;
+}
+
 }  // namespace etkit::kernels::pointwise

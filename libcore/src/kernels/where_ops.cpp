@@ -37,11 +37,7 @@ void where_self_out(KernelContext& ctx, std::span<EValue*> args) {
   rt.add_tensor(*other);
   ScalarType common;
   if (!pointwise::result_dtype(ctx, rt, "self and other", &common)) return;
-  if (out->dtype() != common) {
-    ctx.fail(ErrorCode::InvalidType, "out has dtype %s, expected %s (the promoted dtype of self "
-             "and other)", scalar_type_name(out->dtype()), scalar_type_name(common));
-    return;
-  }
+  if (!pointwise::check_promoted_out(ctx, *out, common, "self and other")) return;
   Shape shape;
   if (!pointwise::broadcast_all<3>(ctx, {cond, self, other}, {"condition", "self", "other"},
                                    &shape)) {
