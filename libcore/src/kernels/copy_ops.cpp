@@ -53,6 +53,22 @@ bool check_dim_order_arg(KernelContext& ctx, bool present, std::span<const int64
   return true;
 }
 
+// Resizes out to `sizes` and writes `src` broadcast to them into it: as bytes when the dtypes
+// match (any element size), else converting each value (both computed dtypes).
+void resize_and_copy(KernelContext& ctx, const Tensor& src, std::span<const int32_t> sizes,
+                     Tensor& out) {
+  if (!resize_out(ctx, out, sizes)) return;
+  const Operand in = broadcast_operand(src, out.sizes());
+  if (src.dtype() == out.dtype()) {
+    copy_elements(out, in);
+    return;
+  }
+  dispatch_dtype(out.dtype(), [&](auto tag) {
+    using C = typename decltype(tag)::type;
+    elementwise<C, 1>(out, {in}, [](C x) { return x; });
+  });
+}
+
 // Shared by _to_dim_order_copy and _clone_dim_order.
 void dim_order_copy(KernelContext& ctx, std::span<EValue*> args, bool convert_dtype) {
   if (!check_num_args(ctx, args, 4)) return;
@@ -77,16 +93,7 @@ void dim_order_copy(KernelContext& ctx, std::span<EValue*> args, bool convert_dt
     return;
   }
   if (!check_dim_order_arg(ctx, present, dim_order, *self, *out)) return;
-  if (!resize_out(ctx, *out, self->sizes())) return;
-  const Operand in = broadcast_operand(*self, out->sizes());
-  if (same) {
-    copy_elements(*out, in);
-    return;
-  }
-  dispatch_dtype(out->dtype(), [&](auto tag) {
-    using C = typename decltype(tag)::type;
-    elementwise<C, 1>(*out, {in}, [](C x) { return x; });
-  });
+  resize_and_copy(ctx, *self, self->sizes(), *out);
 }
 
 }  // namespace
@@ -212,16 +219,7 @@ void copy_out(KernelContext& ctx, std::span<EValue*> args) {
              SizesText(src->sizes()).text, SizesText(self->sizes()).text);
     return;
   }
-  if (!resize_out(ctx, *out, self->sizes())) return;
-  const Operand in = broadcast_operand(*src, out->sizes());
-  if (same) {
-    copy_elements(*out, in);
-    return;
-  }
-  dispatch_dtype(out->dtype(), [&](auto tag) {
-    using C = typename decltype(tag)::type;
-    elementwise<C, 1>(*out, {in}, [](C x) { return x; });
-  });
+  resize_and_copy(ctx, *src, self->sizes(), *out);
 }
 
 }  // namespace
