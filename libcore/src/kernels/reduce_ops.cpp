@@ -135,6 +135,30 @@ void for_each_reduced(const ReducePlan& plan, int64_t in_base, G g) {
   }
 }
 
+// The arguments of sum.IntList_out and mean.out: (self, dim?, keepdim, *, dtype?, out), both
+// tensors of computed dtypes.
+struct DimDtypeArgs {
+  Tensor* self = nullptr;
+  std::span<const int64_t> dims;
+  bool keepdim = false;
+  bool has_dtype = false;
+  ScalarType dtype = ScalarType::Float;
+  Tensor* out = nullptr;
+};
+
+bool dim_dtype_args(KernelContext& ctx, std::span<EValue*> args, DimDtypeArgs* a) {
+  if (!check_num_args(ctx, args, 5)) return false;
+  a->self = tensor_arg(ctx, args, 0, "self");
+  if (a->self == nullptr) return false;
+  bool has_dims;
+  if (!int_list_arg(ctx, args, 1, "dim", true, &has_dims, &a->dims)) return false;
+  if (!bool_arg(ctx, args, 2, "keepdim", &a->keepdim)) return false;
+  if (!optional_dtype_arg(ctx, args, 3, "dtype", &a->has_dtype, &a->dtype)) return false;
+  a->out = tensor_arg(ctx, args, 4, "out");
+  if (a->out == nullptr) return false;
+  return check_computed_dtype(ctx, *a->self, "self") && check_computed_dtype(ctx, *a->out, "out");
+}
+
 template <typename C>
 void sum_into(const Tensor& self, Tensor& out, const ReducePlan& plan) {
   using Acc = std::conditional_t<std::is_floating_point_v<C>, double,
@@ -171,33 +195,23 @@ bool is_nan(T v) {
 }  // namespace
 
 void sum_intlist_out(KernelContext& ctx, std::span<EValue*> args) {
-  if (!check_num_args(ctx, args, 5)) return;
-  Tensor* self = tensor_arg(ctx, args, 0, "self");
-  if (self == nullptr) return;
-  bool has_dims;
-  std::span<const int64_t> dims;
-  if (!int_list_arg(ctx, args, 1, "dim", true, &has_dims, &dims)) return;
-  bool keepdim;
-  if (!bool_arg(ctx, args, 2, "keepdim", &keepdim)) return;
-  bool has_dtype;
-  ScalarType dtype = ScalarType::Float;
-  if (!optional_dtype_arg(ctx, args, 3, "dtype", &has_dtype, &dtype)) return;
-  Tensor* out = tensor_arg(ctx, args, 4, "out");
-  if (out == nullptr) return;
-  if (!check_computed_dtype(ctx, *self, "self") || !check_computed_dtype(ctx, *out, "out")) return;
+  DimDtypeArgs a;
+  if (!dim_dtype_args(ctx, args, &a)) return;
+  Tensor* self = a.self;
+  Tensor* out = a.out;
 
   // PyTorch: integral and bool inputs sum to int64 unless dtype says otherwise.
-  const ScalarType result = has_dtype                                  ? dtype
+  const ScalarType result = a.has_dtype                                ? a.dtype
                             : is_integral_type(self->dtype(), true) ? ScalarType::Long
                                                                       : self->dtype();
   if (out->dtype() != result) {
     ctx.fail(ErrorCode::InvalidType, "out has dtype %s, expected %s%s",
              scalar_type_name(out->dtype()), scalar_type_name(result),
-             has_dtype ? " (the requested dtype)" : " (the sum dtype of self)");
+             a.has_dtype ? " (the requested dtype)" : " (the sum dtype of self)");
     return;
   }
   ReducePlan plan;
-  if (!plan_reduction(ctx, *self, dims, keepdim, *out, &plan) || out->numel() == 0) return;
+  if (!plan_reduction(ctx, *self, a.dims, a.keepdim, *out, &plan) || out->numel() == 0) return;
   dispatch_dtype(out->dtype(), [&](auto tag) {
     sum_into<typename decltype(tag)::type>(*self, *out, plan);
   });
@@ -209,27 +223,17 @@ namespace {
 // (floating), else self's (floating); out may be any floating dtype without dtype. An empty
 // reduction gives NaN (0 / 0), as in PyTorch.
 void mean_out(KernelContext& ctx, std::span<EValue*> args) {
-  if (!check_num_args(ctx, args, 5)) return;
-  Tensor* self = tensor_arg(ctx, args, 0, "self");
-  if (self == nullptr) return;
-  bool has_dims;
-  std::span<const int64_t> dims;
-  if (!int_list_arg(ctx, args, 1, "dim", true, &has_dims, &dims)) return;
-  bool keepdim;
-  if (!bool_arg(ctx, args, 2, "keepdim", &keepdim)) return;
-  bool has_dtype;
-  ScalarType dtype = ScalarType::Float;
-  if (!optional_dtype_arg(ctx, args, 3, "dtype", &has_dtype, &dtype)) return;
-  Tensor* out = tensor_arg(ctx, args, 4, "out");
-  if (out == nullptr) return;
-  if (!check_computed_dtype(ctx, *self, "self") || !check_computed_dtype(ctx, *out, "out")) return;
-  if (has_dtype) {
-    if (!is_floating_type(dtype)) {
+  DimDtypeArgs a;
+  if (!dim_dtype_args(ctx, args, &a)) return;
+  Tensor* self = a.self;
+  Tensor* out = a.out;
+  if (a.has_dtype) {
+    if (!is_floating_type(a.dtype)) {
       ctx.fail(ErrorCode::InvalidType, "dtype is %s, expected a floating dtype",
-               scalar_type_name(dtype));
+               scalar_type_name(a.dtype));
       return;
     }
-    if (!check_dtype_is(ctx, *out, "out", dtype)) return;
+    if (!check_dtype_is(ctx, *out, "out", a.dtype)) return;
   } else {
     if (!is_floating_type(self->dtype())) {
       ctx.fail(ErrorCode::InvalidType,
@@ -244,12 +248,12 @@ void mean_out(KernelContext& ctx, std::span<EValue*> args) {
     }
   }
   ReducePlan plan;
-  if (!plan_reduction(ctx, *self, dims, keepdim, *out, &plan) || out->numel() == 0) return;
+  if (!plan_reduction(ctx, *self, a.dims, a.keepdim, *out, &plan) || out->numel() == 0) return;
   const double count = static_cast<double>(plan.red_numel);
   const void* in = self->data();
   const ScalarType in_type = self->dtype();
   // When dtype is given, self is converted to it before summing (as PyTorch does).
-  const ScalarType sum_type = has_dtype ? dtype : in_type;
+  const ScalarType sum_type = a.has_dtype ? a.dtype : in_type;
   dispatch_dtype(out->dtype(), [&](auto tag) {
     using C = typename decltype(tag)::type;
     C* o = out->data_as<C>();
