@@ -1,0 +1,72 @@
+#pragma once
+
+// Latency statistics of `etdump-inspect stats` (and the medians `diff` compares): events grouped
+// by method and by name, operator or instruction, with count, min, p10, p50, p90, mean, max,
+// total, self time and share; and a summary by operator type (percent, cumulative percent,
+// calls) as TFLite's benchmark tool prints it.
+//
+// Percentiles interpolate linearly between the two nearest samples (numpy's default, as
+// ExecuTorch's Inspector computes them). Share is the group's self time as a percentage of the
+// method's traced time: the sum of the durations of its outermost events in the selected blocks
+// (so the shares of a method's names add up to 100%). Grouping by operator or instruction counts
+// each instruction's outermost event only (OPERATOR_CALL, not also the native_call inside it),
+// and its share is the total, not self, time.
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "etkit/core/result.h"
+#include "etkit/inspect/table.h"
+#include "etkit/inspect/trace.h"
+
+namespace etkit::inspect {
+
+/// What a statistics row stands for.
+enum class GroupBy { Name, Operator, Instruction };
+/// Parses "name", "operator" or "instruction". Errors: `InvalidArgument`.
+Result<GroupBy> parse_group_by(std::string_view text);
+
+/// Order of statistics rows: descending by a time or the count, or ascending by key.
+enum class SortKey { Total, Self, Count, Min, P50, Mean, Max, Key };
+/// Parses "total", "self", "count", "min", "p50", "mean", "max" or "key". Errors:
+/// `InvalidArgument`.
+Result<SortKey> parse_sort_key(std::string_view text);
+
+/// Events of one trace to take into account.
+struct TraceSelection {
+  const Trace* trace = nullptr;
+  std::vector<size_t> events;  ///< Indices into `trace->events`.
+};
+
+/// One group's statistics; times in nanoseconds.
+struct GroupStats {
+  std::string method;
+  std::string key;  ///< Name, operator, or instruction as decimal text.
+  std::string op;   ///< The group's operator when grouped by instruction (else empty).
+  size_t count = 0;
+  double min = 0, p10 = 0, p50 = 0, p90 = 0, mean = 0, max = 0, total = 0, self = 0;
+  double share = 0;  ///< Percent (see the file comment).
+};
+
+/// Statistics of the selected events of all `sources` pooled, sorted by `sort` (ties by method,
+/// then key ascending).
+std::vector<GroupStats> compute_stats(const std::vector<TraceSelection>& sources, GroupBy by,
+                                      SortKey sort);
+
+/// Linear-interpolation percentile `p` (0..100) of `sorted` (ascending, non-empty).
+double percentile(const std::vector<double>& sorted, double p);
+
+/// The statistics table: columns method, NAME|operator|instruction (+ op for instruction),
+/// count, min, p10, p50, p90, mean, max, total, self, share (percent); at most `top` rows
+/// (0 = all).
+Table stats_table(const std::vector<GroupStats>& stats, GroupBy by, TimeUnit unit, size_t top,
+                  std::string title);
+
+/// The summary by operator type: columns method, operator, calls, total, mean (per call),
+/// percent (of the method's operator time), cumulative (percent), ordered by total descending.
+Table operator_summary_table(const std::vector<TraceSelection>& sources, TimeUnit unit,
+                             std::string title);
+
+}  // namespace etkit::inspect

@@ -1,0 +1,109 @@
+#pragma once
+
+// A joined trace: the profile events of one ETDump with their block, method, iteration, operator
+// and nesting resolved, and their durations in nanoseconds. Every etdump-inspect subcommand works
+// on this model (see DESIGN.md section 5).
+//
+// Blocks are named by their writer:
+//   - etkit: `<method>` for an execution and `<method>:load` for loading;
+//   - ExecuTorch: `Execute` and `Default` (loading). Its dumps do not name the method, so their
+//     events belong to method `Execute`, and `Default` is that method's load block.
+// Execution blocks of a method are numbered 0, 1, ... in file order (their iteration); a load
+// block has iteration 0 and `load` set.
+//
+// Time: ticks are converted with the dump's `ticks_per_second` (etkit's metadata block) when
+// present, otherwise taken as nanoseconds, as ExecuTorch's Inspector assumes. A 32-bit counter
+// that wrapped (end < start, both below 2^32) is unwrapped as the Inspector does.
+//
+// Nesting: an event nests in another profile event of the same block whose interval contains
+// its own; its parent is the innermost such event (on equal intervals, the one that ended later
+// in the file, since nested events are written first). Self time is the duration minus the
+// durations of the direct children.
+//
+// Operators: without a program, the operator of an instruction is taken from a
+// `native_call_<op>` event of the same block, chain and instruction (`<op>` is e.g.
+// `addmm.out`); every event of that instruction gets it. `DELEGATE_CALL` events and delegate
+// events (named by their delegate debug id) get operator `delegate`.
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "etkit/core/result.h"
+#include "etkit/inspect/etdump.h"
+
+namespace etkit::inspect {
+
+/// A display unit for durations.
+enum class TimeUnit { Ns, Us, Ms, S };
+
+/// "ns", "us", "ms" or "s".
+const char* time_unit_name(TimeUnit unit);
+/// Parses "ns", "us", "ms" or "s". Errors: `InvalidArgument` naming the accepted units.
+Result<TimeUnit> parse_time_unit(std::string_view text);
+/// `ns` nanoseconds expressed in `unit`.
+double from_ns(double ns, TimeUnit unit);
+
+/// One run block of the dump.
+struct TraceBlock {
+  std::string name;    ///< As written, e.g. `forward`, `forward:load`, `Execute`, `Default`.
+  std::string method;  ///< The method it belongs to (see the file comment).
+  bool load = false;   ///< A `load_method` block.
+  uint32_t iteration = 0;  ///< Index among the method's execution blocks; 0 for load blocks.
+  size_t first_event = 0;  ///< Its events are `Trace::events[first_event, first_event + num_events)`.
+  size_t num_events = 0;
+};
+
+/// One profile event, joined.
+struct TraceEvent {
+  uint32_t block = 0;        ///< Index into `Trace::blocks`.
+  uint32_t index = 0;        ///< Index of the event among the block's events (all kinds).
+  std::string name;          ///< The event's name; for a delegate event its delegate debug id.
+  std::string op;            ///< Operator (see the file comment); empty for framework events.
+  int32_t chain = -1;        ///< Chain index; -1 outside an instruction.
+  int32_t instruction = -1;  ///< Instruction index; -1 outside an instruction.
+  bool delegate = false;     ///< A delegate's own event (it has a delegate debug id).
+  std::string delegate_id;   ///< The delegate debug id as text (int or string); empty if none.
+  double start_ns = 0;       ///< Start relative to the first start in the dump.
+  double duration_ns = 0;
+  double self_ns = 0;        ///< Duration minus the direct children's durations.
+  int32_t parent = -1;       ///< Index into `Trace::events` of the enclosing event, -1 for none.
+  uint32_t depth = 0;        ///< Number of enclosing events.
+};
+
+/// A whole dump, joined. Owns its data.
+struct Trace {
+  std::string path;  ///< As given to `load_trace`, for messages and reports.
+  /// Ticks per second used for conversion (1e9 when the dump does not record it).
+  double ticks_per_second = 1e9;
+  bool ticks_recorded = false;  ///< The dump recorded its tick rate.
+  std::vector<TraceBlock> blocks;
+  /// Profile events grouped by block (in block order), each block's in start order (ties: the
+  /// enclosing event first).
+  std::vector<TraceEvent> events;
+};
+
+/// Joins `dump` (read from `path`, used only in messages). Errors: `InvalidData` ("PATH: run 2
+/// event 5: end time 10 is before start time 20") for an event that ends before it starts and
+/// cannot be a wrapped 32-bit counter, and for a `ticks_per_second` that is not a positive
+/// integer.
+Result<Trace> build_trace(const ETDump& dump, const std::string& path);
+
+/// Reads the dump at `path` (see `read_etdump_file`) and joins it. Errors are theirs.
+Result<Trace> load_trace(const std::string& path);
+
+/// Which events a subcommand looks at. Empty members select everything.
+struct EventSelection {
+  std::string method;      ///< Only blocks of this method.
+  int64_t block = -1;      ///< Only this block (index into `Trace::blocks`), -1 = all.
+  std::string name_regex;  ///< Only events whose name fully matches (RE2 syntax).
+  bool include_load = true;  ///< Include load blocks.
+};
+
+/// Indices into `trace.events` of the selected events, in `trace.events` order. Errors:
+/// `InvalidArgument` for a regex that does not compile ("bad --name regex '(': ...").
+Result<std::vector<size_t>> select_events(const Trace& trace, const EventSelection& selection);
+
+}  // namespace etkit::inspect

@@ -1,0 +1,53 @@
+#include "etkit/inspect/event_table.h"
+
+namespace etkit::inspect {
+
+int time_decimals(TimeUnit unit) {
+  switch (unit) {
+    case TimeUnit::Ns: return 0;
+    case TimeUnit::Us: return 3;
+    case TimeUnit::Ms: return 6;
+    case TimeUnit::S: return 9;
+  }
+  return 3;
+}
+
+Table event_table(const Trace& trace, const std::vector<size_t>& selected, TimeUnit unit) {
+  const int d = time_decimals(unit);
+  Table t;
+  t.title = "events of " + trace.path;
+  t.unit = time_unit_name(unit);
+  t.columns = {{"block", 0},       {"method", 0}, {"iteration", 0}, {"name", 0},
+               {"op", 0},          {"instruction", 0}, {"delegate", 0}, {"depth", 0},
+               {"start", d},       {"duration", d}, {"self", d}};
+  t.rows.reserve(selected.size());
+  for (size_t i : selected) {
+    const TraceEvent& e = trace.events[i];
+    const TraceBlock& b = trace.blocks[e.block];
+    std::vector<Cell> row;
+    row.reserve(t.columns.size());
+    row.emplace_back(static_cast<int64_t>(e.block));
+    row.emplace_back(b.method);
+    if (b.load) {
+      row.emplace_back(std::string("load"));
+    } else {
+      row.emplace_back(static_cast<int64_t>(b.iteration));
+    }
+    row.emplace_back(e.name);
+    row.emplace_back(e.op);
+    if (e.instruction >= 0) {
+      row.emplace_back(static_cast<int64_t>(e.instruction));
+    } else {
+      row.emplace_back(std::monostate{});
+    }
+    row.emplace_back(e.delegate_id);
+    row.emplace_back(static_cast<int64_t>(e.depth));
+    row.emplace_back(from_ns(e.start_ns, unit));
+    row.emplace_back(from_ns(e.duration_ns, unit));
+    row.emplace_back(from_ns(e.self_ns, unit));
+    t.rows.push_back(std::move(row));
+  }
+  return t;
+}
+
+}  // namespace etkit::inspect

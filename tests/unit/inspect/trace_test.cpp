@@ -1,0 +1,217 @@
+#include "etkit/inspect/trace.h"
+
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "inspect_test_util.h"
+
+namespace etkit::inspect {
+namespace {
+
+Event profile(std::string name, int32_t chain, int32_t instruction, uint64_t start, uint64_t end) {
+  Event e;
+  e.kind = Event::Kind::Profile;
+  e.profile.name = std::move(name);
+  e.profile.chain_index = chain;
+  e.profile.instruction_id = instruction;
+  e.profile.start_time = start;
+  e.profile.end_time = end;
+  return e;
+}
+
+// One execution of a two-instruction method as etkit's tracer writes it (nested events first).
+RunBlock execution(const std::string& name, uint64_t t0) {
+  RunBlock b;
+  b.name = name;
+  b.events.push_back(profile("native_call_add.out", 0, 0, t0 + 2, t0 + 3));
+  b.events.push_back(profile("OPERATOR_CALL", 0, 0, t0 + 1, t0 + 4));
+  Event alloc;
+  alloc.kind = Event::Kind::Allocation;
+  b.events.push_back(alloc);
+  b.events.push_back(profile("OPERATOR_CALL", 0, 1, t0 + 5, t0 + 9));
+  b.events.push_back(profile("Method::execute", -1, 0, t0, t0 + 10));
+  return b;
+}
+
+Trace build_ok(const ETDump& dump) {
+  Result<Trace> r = build_trace(dump, "x.etdump");
+  REQUIRE_MESSAGE(r.ok(), std::string(r.error().message()));
+  return std::move(r).get();
+}
+
+TEST_CASE("trace: blocks, methods, iterations and the load flag") {
+  ETDump dump;
+  RunBlock load;
+  load.name = "forward:load";
+  load.events.push_back(profile("Program::load_method", -1, 0, 0, 5));
+  dump.blocks = {load, execution("forward", 10), execution("forward", 30), execution("Execute", 50)};
+  RunBlock et_load;
+  et_load.name = "Default";
+  dump.blocks.push_back(et_load);
+  const Trace t = build_ok(dump);
+  REQUIRE(t.blocks.size() == 5);
+  CHECK(t.blocks[0].method == "forward");
+  CHECK(t.blocks[0].load);
+  CHECK(t.blocks[1].iteration == 0);
+  CHECK(t.blocks[2].iteration == 1);
+  CHECK_FALSE(t.blocks[2].load);
+  CHECK(t.blocks[3].method == "Execute");
+  CHECK(t.blocks[4].method == "Execute");
+  CHECK(t.blocks[4].load);
+  CHECK(t.blocks[1].num_events == 4);  // the allocation event is not a profile event
+  CHECK_FALSE(t.ticks_recorded);
+  CHECK(t.ticks_per_second == 1e9);
+}
+
+TEST_CASE("trace: nesting, self time and operators") {
+  ETDump dump;
+  dump.blocks = {execution("forward", 100)};
+  dump.metadata["ticks_per_second"] = "1000000";  // ticks are microseconds
+  const Trace t = build_ok(dump);
+  REQUIRE(t.events.size() == 4);
+  // Start order: Method::execute, OPERATOR_CALL 0, native_call, OPERATOR_CALL 1.
+  CHECK(t.events[0].name == "Method::execute");
+  CHECK(t.events[0].parent == -1);
+  CHECK(t.events[0].duration_ns == 10000);
+  CHECK(t.events[0].self_ns == 10000 - 3000 - 4000);
+  CHECK(t.events[0].op.empty());
+  CHECK(t.events[0].instruction == -1);
+  CHECK(t.events[1].name == "OPERATOR_CALL");
+  CHECK(t.events[1].parent == 0);
+  CHECK(t.events[1].depth == 1);
+  CHECK(t.events[1].op == "add.out");
+  CHECK(t.events[1].self_ns == 2000);
+  CHECK(t.events[1].start_ns == 1000);
+  CHECK(t.events[2].name == "native_call_add.out");
+  CHECK(t.events[2].parent == 1);
+  CHECK(t.events[2].depth == 2);
+  CHECK(t.events[2].index == 0);
+  CHECK(t.events[3].op.empty());  // no native_call event for instruction 1
+  CHECK(t.events[3].index == 3);
+}
+
+TEST_CASE("trace: equal intervals nest the earlier-written event in the later one") {
+  ETDump dump;
+  RunBlock b;
+  b.name = "forward";
+  b.events.push_back(profile("inner", 0, 0, 10, 20));
+  b.events.push_back(profile("outer", 0, 0, 10, 20));
+  dump.blocks = {b};
+  const Trace t = build_ok(dump);
+  CHECK(t.events[0].name == "outer");
+  CHECK(t.events[1].parent == 0);
+  CHECK(t.events[0].self_ns == 0);
+}
+
+TEST_CASE("trace: delegate events, wrapped counters and bad times") {
+  ETDump dump;
+  RunBlock b;
+  b.name = "Execute";
+  Event d = profile("", 0, 3, 4294967000u, 100);  // a 32-bit counter that wrapped
+  d.profile.delegate_debug_id_int = 7;
+  b.events.push_back(d);
+  dump.blocks = {b};
+  Trace t = build_ok(dump);
+  CHECK(t.events[0].name == "7");
+  CHECK(t.events[0].delegate);
+  CHECK(t.events[0].op == "delegate");
+  CHECK(t.events[0].duration_ns == (4294967295.0 - 4294967000.0) + 100);
+
+  dump.blocks[0].events[0].profile.start_time = uint64_t{1} << 40;
+  Result<Trace> r = build_trace(dump, "x.etdump");
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error().code() == ErrorCode::InvalidData);
+  CHECK(std::string(r.error().message()) ==
+        "x.etdump: run 0 event 0: end time 100 is before start time 1099511627776");
+
+  dump.blocks[0].events[0].profile.start_time = 10;
+  dump.metadata["ticks_per_second"] = "fast";
+  r = build_trace(dump, "x.etdump");
+  REQUIRE_FALSE(r.ok());
+  CHECK(std::string(r.error().message()) ==
+        "x.etdump: metadata ticks_per_second 'fast' is not a positive integer");
+}
+
+TEST_CASE("trace: selection by method, block and name") {
+  ETDump dump;
+  RunBlock load;
+  load.name = "forward:load";
+  load.events.push_back(profile("Method::init", -1, 0, 0, 5));
+  dump.blocks = {load, execution("forward", 10), execution("other", 30)};
+  const Trace t = build_ok(dump);
+  EventSelection s;
+  CHECK(select_events(t, s)->size() == 9);
+  s.include_load = false;
+  CHECK(select_events(t, s)->size() == 8);
+  s.method = "other";
+  CHECK(select_events(t, s)->size() == 4);
+  s.method.clear();
+  s.block = 1;
+  CHECK(*select_events(t, s) == std::vector<size_t>{1, 2, 3, 4});
+  s.block = -1;
+  s.name_regex = "OPERATOR_.*";
+  CHECK(select_events(t, s)->size() == 4);
+  s.name_regex = "OPERATOR";  // full match only
+  CHECK(select_events(t, s)->empty());
+  s.name_regex = "(";
+  Result<std::vector<size_t>> r = select_events(t, s);
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error().code() == ErrorCode::InvalidArgument);
+  CHECK(std::string(r.error().message()).rfind("bad --name regex '(': ", 0) == 0);
+}
+
+TEST_CASE("trace: load_trace reads the tutorial dump and rejects damaged copies cleanly") {
+  const std::string path = test::fixture_path("real/etdump/et-tutorial-cnn.etdp");
+  Result<Trace> r = load_trace(path);
+  REQUIRE_MESSAGE(r.ok(), std::string(r.error().message()));
+  CHECK(r->blocks.size() == 2);
+  CHECK(r->blocks[1].name == "Execute");
+  size_t convolutions = 0;
+  for (const TraceEvent& e : r->events) convolutions += e.op == "convolution.out" ? 1 : 0;
+  CHECK(convolutions == 4);  // OPERATOR_CALL and native_call of two instructions
+
+  const std::vector<uint8_t> bytes = test::read_fixture("real/etdump/et-tutorial-cnn.etdp");
+  const std::filesystem::path dir = std::filesystem::temp_directory_path();
+  auto write = [&](const std::string& name, const std::vector<uint8_t>& data) {
+    const std::string p = (dir / name).string();
+    std::ofstream(p, std::ios::binary)
+        .write(reinterpret_cast<const char*>(data.data()), static_cast<std::streamsize>(data.size()));
+    return p;
+  };
+  const std::string truncated =
+      write("etkit_trace_test_truncated.etdp",
+            std::vector<uint8_t>(bytes.begin(), bytes.begin() + static_cast<long>(bytes.size() / 2)));
+  r = load_trace(truncated);
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error().code() == ErrorCode::InvalidData);
+  CHECK(std::string(r.error().message()).rfind(truncated + ": ", 0) == 0);
+  // Flip bits all over the file: every copy is read or refused, never crashes.
+  for (size_t i = 0; i < bytes.size(); i += 7) {
+    std::vector<uint8_t> flipped = bytes;
+    flipped[i] ^= 0x5a;
+    const std::string p = write("etkit_trace_test_flipped.etdp", flipped);
+    Result<Trace> f = load_trace(p);
+    if (!f.ok()) CHECK(std::string(f.error().message()).rfind(p + ": ", 0) == 0);
+  }
+  std::filesystem::remove(truncated);
+  std::filesystem::remove(dir / "etkit_trace_test_flipped.etdp");
+  r = load_trace((dir / "etkit_no_such.etdp").string());
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error().code() == ErrorCode::AccessFailed);
+}
+
+TEST_CASE("trace: time units") {
+  CHECK(*parse_time_unit("us") == TimeUnit::Us);
+  CHECK_FALSE(parse_time_unit("min").ok());
+  CHECK(from_ns(1500, TimeUnit::Us) == 1.5);
+  CHECK(from_ns(2e9, TimeUnit::S) == 2);
+  CHECK(std::string(time_unit_name(TimeUnit::Ms)) == "ms");
+}
+
+}  // namespace
+}  // namespace etkit::inspect
