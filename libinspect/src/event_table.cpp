@@ -17,7 +17,7 @@ Table event_table(const Trace& trace, const std::vector<size_t>& selected, TimeU
   Table t;
   t.title = "events of " + trace.path;
   t.unit = time_unit_name(unit);
-  t.columns = {{"block", 0},       {"method", 0}, {"iteration", 0}, {"name", 0},
+  t.columns = {{"block", 0},       {"method", 0}, {"kind", 0}, {"iteration", 0}, {"name", 0},
                {"op", 0},          {"instruction", 0}, {"delegate", 0}, {"depth", 0},
                {"start", d},       {"duration", d}, {"self", d}};
   t.rows.reserve(selected.size());
@@ -28,8 +28,9 @@ Table event_table(const Trace& trace, const std::vector<size_t>& selected, TimeU
     row.reserve(t.columns.size());
     row.emplace_back(static_cast<int64_t>(e.block));
     row.emplace_back(b.method);
+    row.emplace_back(std::string(b.load ? "load" : "execute"));
     if (b.load) {
-      row.emplace_back(std::string("load"));
+      row.emplace_back(std::monostate{});
     } else {
       row.emplace_back(static_cast<int64_t>(b.iteration));
     }

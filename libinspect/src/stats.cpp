@@ -43,13 +43,17 @@ double percentile(const std::vector<double>& sorted, double p) {
 
 namespace {
 
-// True for the outermost event of an instruction: it has an operator and its parent is not an
-// event of the same instruction.
-bool is_instruction_root(const Trace& trace, const TraceEvent& e) {
+// True for the outermost selected event of an instruction: it has an operator and no enclosing
+// event of the same instruction is selected.
+bool is_instruction_root(const Trace& trace, const std::vector<bool>& selected,
+                         const TraceEvent& e) {
   if (e.op.empty() || e.instruction < 0) return false;
-  if (e.parent < 0) return true;
-  const TraceEvent& p = trace.events[static_cast<size_t>(e.parent)];
-  return p.instruction != e.instruction || p.chain != e.chain || p.op.empty();
+  for (int32_t p = e.parent; p >= 0; p = trace.events[static_cast<size_t>(p)].parent) {
+    const TraceEvent& up = trace.events[static_cast<size_t>(p)];
+    if (up.instruction != e.instruction || up.chain != e.chain || up.op.empty()) break;
+    if (selected[static_cast<size_t>(p)]) return false;
+  }
+  return true;
 }
 
 // Traced time per method: outermost events of every block that has a selected event.
@@ -81,6 +85,11 @@ std::vector<GroupStats> compute_stats(const std::vector<TraceSelection>& sources
   };
   std::map<std::pair<std::string, std::string>, Acc> groups;
   for (const TraceSelection& s : sources) {
+    std::vector<bool> selected;
+    if (by != GroupBy::Name) {
+      selected.assign(s.trace->events.size(), false);
+      for (size_t i : s.events) selected[i] = true;
+    }
     for (size_t i : s.events) {
       const TraceEvent& e = s.trace->events[i];
       const std::string& method = s.trace->blocks[e.block].method;
@@ -88,7 +97,7 @@ std::vector<GroupStats> compute_stats(const std::vector<TraceSelection>& sources
       if (by == GroupBy::Name) {
         key = e.name;
       } else {
-        if (!is_instruction_root(*s.trace, e)) continue;
+        if (!is_instruction_root(*s.trace, selected, e)) continue;
         key = by == GroupBy::Operator ? e.op : std::to_string(e.instruction);
       }
       Acc& acc = groups[{method, key}];

@@ -2,7 +2,8 @@
 
 // The event listing of `etdump-inspect show`: one row per selected profile event of a trace.
 //
-// Columns (field names): block, method, iteration (a number, or "load" for a load block), name,
+// Columns (field names): block, method, kind ("load" or "execute"), iteration (empty for a load
+// block), name,
 // op, instruction (empty outside an instruction), delegate (delegate debug id, empty if none),
 // depth (number of enclosing events), start (from the first event of the dump), duration, self.
 // Rows follow `Trace::events`: blocks in file order, events by start time.

@@ -9,8 +9,8 @@
 // ExecuTorch's Inspector computes them). Share is the group's self time as a percentage of the
 // method's traced time: the sum of the durations of its outermost events in the selected blocks
 // (so the shares of a method's names add up to 100%). Grouping by operator or instruction counts
-// each instruction's outermost event only (OPERATOR_CALL, not also the native_call inside it),
-// and its share is the total, not self, time.
+// each instruction's outermost selected event only (OPERATOR_CALL, not also the native_call
+// inside it), and its share is the total, not self, time.
 
 #include <cstddef>
 #include <string>

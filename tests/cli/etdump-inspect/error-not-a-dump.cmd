@@ -1,0 +1,1 @@
+etdump-inspect show samples/mlp.json

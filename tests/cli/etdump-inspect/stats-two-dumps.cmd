@@ -1,0 +1,1 @@
+cd $CASE_TMP && trace-run $SAMPLES/mlp.pte --etdump x.etdump --clock fake --iterations 2 >/dev/null && etdump-inspect stats x.etdump $SRC/$FIXTURES/etdump/et-tutorial-cnn.etdp --jobs 2 --time-unit us --name 'native_call_.*' --format tsv

@@ -1,0 +1,126 @@
+#include "etdump_inspect.h"
+
+#include <cstdio>
+#include <iostream>
+#include <thread>
+
+#include "etkit/tools/diagnostics.h"
+
+namespace etkit::tools {
+
+void add_selection_flags(CLI::App& cmd, DumpOptions& options) {
+  cmd.add_option("--method", options.method, "Only blocks of method NAME");
+  cmd.add_option("--block", options.block, "Only block N (0-based, file order)")
+      ->check(CLI::NonNegativeNumber);
+  cmd.add_option("--name", options.name_regex, "Only events whose name fully matches REGEX");
+}
+
+void add_output_flags(CLI::App& cmd, DumpOptions& options) {
+  cmd.add_option("--format", options.format, "Output format: table, json, csv or tsv")
+      ->check(CLI::IsMember({"table", "json", "csv", "tsv"}));
+  cmd.add_option("--time-unit", options.time_unit, "Unit of times: ns, us, ms or s (default ms)")
+      ->check(CLI::IsMember({"ns", "us", "ms", "s"}));
+}
+
+void add_jobs_flag(CLI::App& cmd, DumpOptions& options) {
+  cmd.add_option("--jobs", options.jobs, "Read up to N dumps in parallel (default 1)")
+      ->check(CLI::Range(1u, 256u));
+}
+
+bool load_dumps(const std::vector<std::string>& paths, unsigned jobs,
+                std::vector<inspect::Trace>& traces, int& exit_code) {
+  std::vector<Result<inspect::Trace>> results(paths.size(), Error(ErrorCode::Internal, "not read"));
+  auto work = [&](size_t first, size_t step) {
+    for (size_t i = first; i < paths.size(); i += step) results[i] = inspect::load_trace(paths[i]);
+  };
+  const size_t threads = std::min<size_t>(jobs, paths.size());
+  if (threads <= 1) {
+    work(0, 1);
+  } else {
+    std::vector<std::thread> pool;
+    for (size_t t = 0; t < threads; ++t) pool.emplace_back(work, t, threads);
+    for (std::thread& th : pool) th.join();
+  }
+  traces.clear();
+  for (Result<inspect::Trace>& r : results) {
+    if (!r.ok()) {
+      print_error(kEtdumpInspect, r.error().message());
+      exit_code = kExitUsage;
+      return false;
+    }
+    traces.push_back(std::move(r).get());
+  }
+  return true;
+}
+
+bool select(const inspect::Trace& trace, const DumpOptions& options, bool executions_only,
+            std::vector<size_t>& selected) {
+  if (options.block >= 0 && static_cast<size_t>(options.block) >= trace.blocks.size()) {
+    print_error(kEtdumpInspect, trace.path + ": block " + std::to_string(options.block) +
+                                    " is out of range (the dump has " +
+                                    std::to_string(trace.blocks.size()) + " blocks)");
+    return false;
+  }
+  if (!options.method.empty()) {
+    std::string methods;
+    bool found = false;
+    for (const inspect::TraceBlock& b : trace.blocks) {
+      if (b.method == options.method) found = true;
+      if (methods.find("'" + b.method + "'") == std::string::npos) {
+        methods += (methods.empty() ? "'" : ", '") + b.method + "'";
+      }
+    }
+    if (!found) {
+      print_error(kEtdumpInspect, trace.path + ": no method '" + options.method +
+                                      "' (methods: " + methods + ")");
+      return false;
+    }
+  }
+  inspect::EventSelection s;
+  s.method = options.method;
+  s.block = options.block;
+  s.name_regex = options.name_regex;
+  s.include_load = !executions_only || options.block >= 0;
+  Result<std::vector<size_t>> r = inspect::select_events(trace, s);
+  if (!r.ok()) {
+    print_error(kEtdumpInspect, r.error().message());
+    return false;
+  }
+  selected = std::move(r).get();
+  return true;
+}
+
+void print_tables(const std::vector<inspect::Table>& tables, inspect::Format format) {
+  const std::string text = inspect::render(tables, format);
+  std::fwrite(text.data(), 1, text.size(), stdout);
+}
+
+int etdump_inspect_main(int argc, char** argv) {
+  CLI::App app{"Inspect ETDumps written by trace-run or ExecuTorch: list events, latency "
+               "statistics, differences between runs.",
+               kEtdumpInspect};
+  app.require_subcommand(1);
+  std::vector<Subcommand> subcommands = {add_show(app), add_stats(app)};
+  if (argc < 2) {
+    print_error(kEtdumpInspect, "a subcommand is required: show or stats (see --help)");
+    return kExitUsage;
+  }
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    if (app.get_subcommands().empty()) {
+      std::cout << app.help("", CLI::AppFormatMode::All);
+      return kExitOk;
+    }
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    print_error(kEtdumpInspect, e.what());
+    return kExitUsage;
+  }
+  for (const Subcommand& s : subcommands) {
+    if (s.app->parsed()) return s.run();
+  }
+  return kExitUsage;
+}
+
+}  // namespace etkit::tools

@@ -1,0 +1,63 @@
+#pragma once
+
+// etdump-inspect: reads ETDumps and prints their events, statistics and differences. The
+// subcommands live one per file (show.cpp, stats.cpp, ...), each with its flags; this header
+// holds what they share. All analysis is in libinspect; these files select and print.
+
+#include <CLI/CLI.hpp>
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "etkit/inspect/table.h"
+#include "etkit/inspect/trace.h"
+
+namespace etkit::tools {
+
+inline constexpr const char* kEtdumpInspect = "etdump-inspect";
+
+/// Runs the tool; returns the exit code.
+int etdump_inspect_main(int argc, char** argv);
+
+/// Flags shared by the subcommands that read dumps.
+struct DumpOptions {
+  std::vector<std::string> dumps;
+  std::string method;
+  int64_t block = -1;
+  std::string name_regex;
+  std::string format = "table";
+  std::string time_unit = "ms";
+  unsigned jobs = 1;
+};
+
+/// Adds --method, --block, --name to `cmd`, storing into `options`.
+void add_selection_flags(CLI::App& cmd, DumpOptions& options);
+/// Adds --format (table|json|csv|tsv) and --time-unit.
+void add_output_flags(CLI::App& cmd, DumpOptions& options);
+/// Adds --jobs.
+void add_jobs_flag(CLI::App& cmd, DumpOptions& options);
+
+/// Reads and joins every dump (in parallel with `jobs` threads). On error prints one
+/// diagnostic and returns false with `exit_code` set (2: a dump that cannot be read or parsed).
+bool load_dumps(const std::vector<std::string>& paths, unsigned jobs,
+                std::vector<inspect::Trace>& traces, int& exit_code);
+
+/// Selects the events of `trace` per the selection flags; execution blocks only when
+/// `executions_only` and no --block is given. Prints a diagnostic and returns false (exit 2) on
+/// a bad regex, an out-of-range block or an unknown method.
+bool select(const inspect::Trace& trace, const DumpOptions& options, bool executions_only,
+            std::vector<size_t>& selected);
+
+/// Prints `tables` to stdout in `format`.
+void print_tables(const std::vector<inspect::Table>& tables, inspect::Format format);
+
+/// Subcommands: each adds itself to `app` and returns the callback that runs it.
+struct Subcommand {
+  CLI::App* app = nullptr;
+  std::function<int()> run;
+};
+Subcommand add_show(CLI::App& app);
+Subcommand add_stats(CLI::App& app);
+
+}  // namespace etkit::tools
