@@ -1,5 +1,6 @@
-// Elementwise kernels against memory bandwidth: memcpy of 1M floats beside add.out, relu.out and
-// sigmoid.out on 1M contiguous floats, called through the registry as a method would call them.
+// Elementwise kernels against memory bandwidth: memcpy of 1M floats beside add.out, relu.out,
+// sigmoid.out, exp.out, silu.out and gelu.out ('tanh') on 1M contiguous floats, called through
+// the registry as a method would call them.
 // Each reports bytes/s counting the bytes read plus the bytes written, so the rates compare
 // directly: the target is an elementwise kernel within 2x of memcpy's rate.
 
@@ -87,10 +88,22 @@ void BM_ElementwiseReluF32(benchmark::State& state) {
 void BM_ElementwiseSigmoidF32(benchmark::State& state) {
   run_kernel(state, "aten::sigmoid.out", 1, {});
 }
+void BM_ElementwiseExpF32(benchmark::State& state) {
+  run_kernel(state, "aten::exp.out", 1, {});
+}
+void BM_ElementwiseSiluF32(benchmark::State& state) {
+  run_kernel(state, "aten::silu.out", 1, {});
+}
+void BM_ElementwiseGeluTanhF32(benchmark::State& state) {
+  run_kernel(state, "aten::gelu.out", 1, {etkit::EValue::from_string("tanh")});
+}
 
 BENCHMARK(BM_MemcpyF32)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_ElementwiseAddF32)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_ElementwiseReluF32)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_ElementwiseSigmoidF32)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_ElementwiseExpF32)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_ElementwiseSiluF32)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_ElementwiseGeluTanhF32)->Unit(benchmark::kMicrosecond);
 
 }  // namespace

@@ -42,6 +42,29 @@ bool check_not_bool(KernelContext& ctx, const Tensor& self, const char* op) {
   return true;
 }
 
+// The exp-based activations as function objects, not lambdas, so that they can be always_inline:
+// GCC's inliner otherwise leaves a call in elementwise's loops and they stay scalar.
+struct Sigmoid {
+  template <typename T>
+  [[gnu::always_inline]] T operator()(T x) const {
+    return sigmoid_of(x);
+  }
+};
+
+struct Silu {
+  template <typename T>
+  [[gnu::always_inline]] T operator()(T x) const {
+    return x * sigmoid_of(x);
+  }
+};
+
+struct GeluTanh {
+  template <typename T>
+  [[gnu::always_inline]] T operator()(T x) const {
+    return gelu_tanh_of(x);
+  }
+};
+
 bool check_floating_self(KernelContext& ctx, const Tensor& self, const char* op) {
   if (!is_floating_type(self.dtype())) {
     ctx.fail(ErrorCode::InvalidType, "self has dtype %s; %s needs a floating type",
@@ -120,7 +143,7 @@ void sigmoid_out(KernelContext& ctx, std::span<EValue*> args) {
   dispatch_dtype(out->dtype(), [&](auto tag) {
     using C = typename decltype(tag)::type;
     if constexpr (std::is_floating_point_v<C>) {
-      elementwise<C, 1>(*out, {in}, [](C x) { return sigmoid_of(x); });
+      elementwise<C, 1>(*out, {in}, Sigmoid{});
     }
   });
 }
@@ -149,7 +172,7 @@ void gelu_out(KernelContext& ctx, std::span<EValue*> args) {
     using C = typename decltype(tag)::type;
     if constexpr (std::is_floating_point_v<C>) {
       if (use_tanh) {
-        elementwise<C, 1>(*out, {in}, [](C x) { return gelu_tanh_of(x); });
+        elementwise<C, 1>(*out, {in}, GeluTanh{});
       } else {
         // 0.5 x (1 + erf(x / sqrt(2)))
         constexpr C kAlpha = C(0.7071067811865476);
@@ -171,7 +194,7 @@ void silu_out(KernelContext& ctx, std::span<EValue*> args) {
   dispatch_dtype(out->dtype(), [&](auto tag) {
     using C = typename decltype(tag)::type;
     if constexpr (std::is_floating_point_v<C>) {
-      elementwise<C, 1>(*out, {in}, [](C x) { return x * sigmoid_of(x); });
+      elementwise<C, 1>(*out, {in}, Silu{});
     }
   });
 }

@@ -14,6 +14,10 @@
 // 0 for x <= -104 (below ln 2^-150), and NaN for NaN. The unit tests sweep [-104, 89] every
 // 2^-10 (unary_ops_test.cpp). Double stays on std::exp: the overloads for double forward to it.
 //
+// Everything here is always_inline: these run inside the kernels' loops, and a call (GCC's
+// inliner gives up on fast_exp in the many instantiations of elementwise's loops, and in the
+// -fPIC library it goes through the PLT) would keep the loop scalar.
+//
 // Header-only; no state, no allocation, safe from any thread.
 
 #include <bit>
@@ -24,7 +28,7 @@ namespace etkit::kernels {
 
 /// e^x in float, branch-free so that loops over arrays vectorize; see the file comment for its
 /// accuracy and special values.
-inline float fast_exp(float x) {
+[[gnu::always_inline]] inline float fast_exp(float x) {
   // Range reduction x = n ln2 + r with |r| <= ln2/2 (a little more where n rounds the other way),
   // then e^x = 2^n e^r.
   constexpr float kHi = 88.8f;    // exp(88.8) = 2^128.1 overflows to +inf below
@@ -73,14 +77,14 @@ inline float fast_exp(float x) {
 }
 
 /// e^x: `fast_exp` for float, std::exp for double (which keeps libm's accuracy).
-inline float exp_of(float x) { return fast_exp(x); }
-inline double exp_of(double x) { return std::exp(x); }
+[[gnu::always_inline]] inline float exp_of(float x) { return fast_exp(x); }
+[[gnu::always_inline]] inline double exp_of(double x) { return std::exp(x); }
 
 /// 1 / (1 + e^-x), from e = e^-|x| so that nothing overflows: 1 / (1 + e) for x >= 0 and
 /// e / (1 + e) for x < 0, which keeps full relative accuracy down to the subnormals (where
 /// 1 / (1 + e^-x) would give 0 once e^-x overflows). NaN gives NaN.
 template <typename T>
-inline T sigmoid_of(T x) {
+[[gnu::always_inline]] inline T sigmoid_of(T x) {
   const T e = exp_of(-std::fabs(x));
   const T s = T(1) / (T(1) + e);
   return x >= T(0) ? s : e * s;
@@ -89,7 +93,7 @@ inline T sigmoid_of(T x) {
 /// gelu with the tanh approximation, 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))), computed
 /// as x sigmoid(2u) (the same function: 0.5 (1 + tanh(u)) = sigmoid(2u)) so tanh costs one exp.
 template <typename T>
-inline T gelu_tanh_of(T x) {
+[[gnu::always_inline]] inline T gelu_tanh_of(T x) {
   constexpr T kTwoBeta = T(2 * 0.7978845608028654);  // 2 sqrt(2/pi)
   constexpr T kKappa = T(0.044715);
   return x * sigmoid_of(kTwoBeta * (x + kKappa * x * x * x));

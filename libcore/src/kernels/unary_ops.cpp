@@ -24,7 +24,8 @@ bool unary_args(KernelContext& ctx, std::span<EValue*> args, Tensor** self, Tens
 }
 
 // out = op(self) for a floating out of any floating dtype; self may be of any computed dtype and
-// is converted to out's as it is read.
+// is converted to out's as it is read. `op` goes to the loop as it is (a generic callable), so an
+// always_inline operator() stays inline in the loop body.
 template <typename Op>
 void floating_unary(KernelContext& ctx, std::span<EValue*> args, Op op) {
   Tensor* self;
@@ -35,14 +36,22 @@ void floating_unary(KernelContext& ctx, std::span<EValue*> args, Op op) {
   const Operand in = broadcast_operand(*self, out->sizes());
   dispatch_dtype(out->dtype(), [&](auto tag) {
     using C = typename decltype(tag)::type;
-    if constexpr (std::is_floating_point_v<C>) elementwise<C, 1>(*out, {in}, [&op](C x) { return op(x); });
+    if constexpr (std::is_floating_point_v<C>) elementwise<C, 1>(*out, {in}, op);
   });
 }
 
 // Float takes fast_exp, whose loop vectorizes (libm's expf is a call per element); double keeps
-// std::exp.
+// std::exp. A function object rather than a lambda so that it can be always_inline: GCC's
+// inliner otherwise leaves the call in the loop (elementwise instantiates op's call four times).
+struct Exp {
+  template <typename T>
+  [[gnu::always_inline]] T operator()(T x) const {
+    return exp_of(x);
+  }
+};
+
 void exp_out(KernelContext& ctx, std::span<EValue*> args) {
-  floating_unary(ctx, args, [](auto x) { return exp_of(x); });
+  floating_unary(ctx, args, Exp{});
 }
 
 void log_out(KernelContext& ctx, std::span<EValue*> args) {
