@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 
 #include <cstddef>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -59,5 +60,6 @@ struct Subcommand {
 };
 Subcommand add_show(CLI::App& app);
 Subcommand add_stats(CLI::App& app);
+Subcommand add_diff(CLI::App& app);
 
 }  // namespace etkit::tools

@@ -1,7 +1,8 @@
-# Unit tests of libinspect (ETDump reader, debug buffer, joined trace, tables, statistics).
+# Unit tests of libinspect (ETDump reader, debug buffer, joined trace, tables, statistics, diff).
 set(ETKIT_INSPECT_TEST_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/etdump_reader_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/debug_buffer_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/trace_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/table_test.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/stats_test.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/stats_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/diff_test.cpp)

@@ -1,0 +1,1 @@
+cd $CASE_TMP && trace-run $SAMPLES/mlp.pte --etdump x.etdump --clock fake --iterations 3 >/dev/null && trace-run $SRC/$FIXTURES/pte/et-add.pte --etdump add.etdump --clock fake >/dev/null && etdump-inspect diff x.etdump add.etdump --time-unit us

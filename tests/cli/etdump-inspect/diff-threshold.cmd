@@ -1,0 +1,1 @@
+cd $CASE_TMP && trace-run $SAMPLES/mlp.pte --etdump x.etdump --clock fake --iterations 3 >/dev/null && LC_ALL=C sed 's/ticks_per_second=1000000000/ticks_per_second=0500000000/' x.etdump > slow.etdump && etdump-inspect diff x.etdump slow.etdump --threshold 150
