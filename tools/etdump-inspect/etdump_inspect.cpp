@@ -100,9 +100,9 @@ int etdump_inspect_main(int argc, char** argv) {
                "statistics, differences between runs.",
                kEtdumpInspect};
   app.require_subcommand(1);
-  std::vector<Subcommand> subcommands = {add_show(app), add_stats(app), add_diff(app)};
+  std::vector<Subcommand> subcommands = {add_show(app), add_stats(app), add_diff(app), add_export(app)};
   if (argc < 2) {
-    print_error(kEtdumpInspect, "a subcommand is required: show, stats or diff (see --help)");
+    print_error(kEtdumpInspect, "a subcommand is required: show, stats, diff or export (see --help)");
     return kExitUsage;
   }
   try {

@@ -61,5 +61,6 @@ struct Subcommand {
 Subcommand add_show(CLI::App& app);
 Subcommand add_stats(CLI::App& app);
 Subcommand add_diff(CLI::App& app);
+Subcommand add_export(CLI::App& app);
 
 }  // namespace etkit::tools

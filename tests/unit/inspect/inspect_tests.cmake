@@ -1,8 +1,9 @@
-# Unit tests of libinspect (ETDump reader, debug buffer, joined trace, tables, statistics, diff).
+# Unit tests of libinspect (ETDump reader, debug buffer, joined trace, tables, statistics, diff, Chrome trace).
 set(ETKIT_INSPECT_TEST_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/etdump_reader_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/debug_buffer_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/trace_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/table_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/stats_test.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/diff_test.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/diff_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/chrome_trace_test.cpp)

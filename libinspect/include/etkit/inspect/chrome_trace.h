@@ -1,0 +1,32 @@
+#pragma once
+
+// Chrome trace JSON of a trace, for Perfetto UI (ui.perfetto.dev) and chrome://tracing.
+//
+// The object form `{"traceEvents": [...], "displayTimeUnit": "ms", "otherData": {...}}`, one
+// event per line:
+//   - one "X" (complete) event per selected profile event, `ts` and `dur` in microseconds with
+//     a fractional part (nanosecond resolution), `ts` from the dump's first event;
+//   - pid 1 for the dump; a track (tid) per method, numbered from 1 in order of first appearance,
+//     and one per delegate call (method and instruction) for the events delegates report, so
+//     that slices on a track nest;
+//   - `cat`: "framework" (no operator), "operator", or "delegate"; `args`: block, kind ("load" or
+//     "execute"), and when present iteration (not for load blocks), instruction, op and
+//     delegate_id;
+//   - "M" metadata events naming the process (the dump's path) and each thread, with sort
+//     indices in track order.
+// `otherData` holds `source` (the path) and `ticks_per_second` (null when the dump does not
+// record it).
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "etkit/inspect/trace.h"
+
+namespace etkit::inspect {
+
+/// The Chrome trace JSON of the `selected` events of `trace` (indices into `trace.events`),
+/// ending with a newline.
+std::string chrome_trace_json(const Trace& trace, const std::vector<size_t>& selected);
+
+}  // namespace etkit::inspect

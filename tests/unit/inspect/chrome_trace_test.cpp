@@ -1,0 +1,68 @@
+#include "etkit/inspect/chrome_trace.h"
+
+#include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+namespace etkit::inspect {
+namespace {
+
+Event profile(std::string name, int32_t instruction, uint64_t start, uint64_t end) {
+  Event e;
+  e.profile.name = std::move(name);
+  e.profile.chain_index = instruction < 0 ? -1 : 0;
+  e.profile.instruction_id = instruction < 0 ? 0 : instruction;
+  e.profile.start_time = start;
+  e.profile.end_time = end;
+  return e;
+}
+
+TEST_CASE("chrome trace: complete events in microseconds on a track per method and delegate") {
+  ETDump dump;
+  RunBlock b;
+  b.name = "forward";
+  Event d = profile("", 1, 1500, 2250);
+  d.profile.delegate_debug_id_str = "conv #1";
+  b.events.push_back(d);
+  b.events.push_back(profile("DELEGATE_CALL", 1, 1000, 3000));
+  b.events.push_back(profile("Method::execute", -1, 500, 4000));
+  RunBlock other = b;
+  other.name = "encode";
+  dump.blocks = {b, other};
+  dump.metadata["ticks_per_second"] = "1000000000";
+  Result<Trace> t = build_trace(dump, "d.etdump");
+  REQUIRE(t.ok());
+  std::vector<size_t> all;
+  for (size_t i = 0; i < t->events.size(); ++i) all.push_back(i);
+  const nlohmann::json doc = nlohmann::json::parse(chrome_trace_json(*t, all));
+  CHECK(doc["displayTimeUnit"] == "ms");
+  CHECK(doc["otherData"]["ticks_per_second"] == 1000000000);
+  const nlohmann::json& events = doc["traceEvents"];
+  std::vector<std::string> threads;
+  std::vector<nlohmann::json> complete;
+  for (const nlohmann::json& e : events) {
+    if (e["ph"] == "M" && e["name"] == "thread_name") threads.push_back(e["args"]["name"]);
+    if (e["ph"] == "X") complete.push_back(e);
+  }
+  CHECK(threads == std::vector<std::string>{"forward", "forward: delegate at instruction 1",
+                                            "encode", "encode: delegate at instruction 1"});
+  REQUIRE(complete.size() == 6);
+  CHECK(complete[0]["name"] == "Method::execute");
+  CHECK(complete[0]["ts"] == 0.0);
+  CHECK(complete[0]["dur"] == 3.5);
+  CHECK(complete[0]["tid"] == 1);
+  CHECK(complete[1]["name"] == "DELEGATE_CALL");
+  CHECK(complete[1]["cat"] == "delegate");
+  CHECK(complete[1]["tid"] == 1);
+  CHECK(complete[2]["name"] == "conv #1");
+  CHECK(complete[2]["tid"] == 2);
+  CHECK(complete[2]["ts"] == 1.0);
+  CHECK(complete[2]["dur"] == 0.75);
+  CHECK(complete[2]["args"]["delegate_id"] == "conv #1");
+  CHECK(complete[5]["tid"] == 4);
+}
+
+}  // namespace
+}  // namespace etkit::inspect

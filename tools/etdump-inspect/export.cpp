@@ -1,0 +1,52 @@
+// `etdump-inspect export DUMP --format chrome -o FILE`: a Chrome trace JSON for Perfetto UI
+// and chrome://tracing.
+
+#include <cstdio>
+#include <memory>
+#include <span>
+
+#include "etdump_inspect.h"
+#include "etkit/inspect/chrome_trace.h"
+#include "etkit/tools/diagnostics.h"
+#include "etkit/tools/output_file.h"
+
+namespace etkit::tools {
+
+namespace {
+
+struct ExportOptions : DumpOptions {
+  std::string output = "-";
+};
+
+}  // namespace
+
+Subcommand add_export(CLI::App& app) {
+  auto options = std::make_shared<ExportOptions>();
+  options->format = "chrome";
+  CLI::App* cmd = app.add_subcommand(
+      "export", "Write a dump as a Chrome trace JSON (Perfetto UI, chrome://tracing)");
+  cmd->add_option("dumps", options->dumps, "ETDump file")->required()->expected(1);
+  cmd->add_option("--format", options->format, "Export format: chrome (the default)")
+      ->check(CLI::IsMember({"chrome"}));
+  cmd->add_option("-o,--output", options->output, "Output file; - for stdout (the default)");
+  add_selection_flags(*cmd, *options);
+  return {cmd, [options]() {
+            std::vector<inspect::Trace> traces;
+            int code = kExitOk;
+            if (!load_dumps(options->dumps, 1, traces, code)) return code;
+            std::vector<size_t> selected;
+            if (!select(traces[0], *options, false, selected)) return kExitUsage;
+            const std::string text = inspect::chrome_trace_json(traces[0], selected);
+            if (options->output == "-") {
+              std::fwrite(text.data(), 1, text.size(), stdout);
+              return kExitOk;
+            }
+            const Error written = write_file_atomic(
+                options->output, std::span(reinterpret_cast<const uint8_t*>(text.data()),
+                                           text.size()));
+            if (!written.ok()) return report(kEtdumpInspect, written);
+            return kExitOk;
+          }};
+}
+
+}  // namespace etkit::tools
