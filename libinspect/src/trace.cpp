@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdint>
 #include <limits>
 #include <map>
 #include <memory>
@@ -192,6 +193,46 @@ Result<Trace> build_trace(const ETDump& dump, const std::string& path) {
       trace.events.push_back(std::move(ev));
     }
     tb.num_events = trace.events.size() - tb.first_event;
+
+    uint32_t value_index = 0;
+    for (const Event& e : block.events) {
+      if (e.kind != Event::Kind::Debug) continue;
+      const DebugEvent& d = e.debug;
+      TraceValue v;
+      v.block = static_cast<uint32_t>(b);
+      v.index = value_index++;
+      const bool in_instruction = d.chain_index <= static_cast<uint64_t>(INT32_MAX);
+      v.instruction = in_instruction ? d.instruction_id : -1;
+      if (in_instruction) {
+        const auto chain = static_cast<int32_t>(d.chain_index);
+        if (auto it = ops.find({chain, d.instruction_id}); it != ops.end()) v.op = it->second;
+      }
+      if (d.delegate_debug_id_int != -1) {
+        v.delegate_id = std::to_string(d.delegate_debug_id_int);
+      } else {
+        v.delegate_id = d.delegate_debug_id_str;
+      }
+      v.name = d.name;
+      v.is_output = d.value.is_output;
+      v.kind = d.value.kind;
+      switch (d.value.kind) {
+        case LoggedValue::Kind::Int: v.scalar = static_cast<double>(d.value.int_value); break;
+        case LoggedValue::Kind::Bool: v.scalar = d.value.bool_value ? 1 : 0; break;
+        case LoggedValue::Kind::Float:
+        case LoggedValue::Kind::Double: v.scalar = d.value.double_value; break;
+        default: break;
+      }
+      if (d.value.tensors.empty()) {
+        trace.values.push_back(std::move(v));
+        continue;
+      }
+      for (size_t t = 0; t < d.value.tensors.size(); ++t) {
+        TraceValue tv = v;
+        tv.list_index = static_cast<uint32_t>(t);
+        tv.tensor = d.value.tensors[t];
+        trace.values.push_back(std::move(tv));
+      }
+    }
     trace.blocks.push_back(std::move(tb));
   }
   return trace;

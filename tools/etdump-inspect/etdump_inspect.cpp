@@ -100,9 +100,10 @@ int etdump_inspect_main(int argc, char** argv) {
                "statistics, differences between runs.",
                kEtdumpInspect};
   app.require_subcommand(1);
-  std::vector<Subcommand> subcommands = {add_show(app), add_stats(app), add_diff(app), add_export(app)};
+  std::vector<Subcommand> subcommands = {add_show(app), add_stats(app), add_diff(app), add_export(app), add_values(app),
+                                         add_compare(app)};
   if (argc < 2) {
-    print_error(kEtdumpInspect, "a subcommand is required: show, stats, diff or export (see --help)");
+    print_error(kEtdumpInspect, "a subcommand is required: show, stats, diff, export, values or compare (see --help)");
     return kExitUsage;
   }
   try {

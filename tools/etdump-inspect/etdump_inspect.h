@@ -62,5 +62,7 @@ Subcommand add_show(CLI::App& app);
 Subcommand add_stats(CLI::App& app);
 Subcommand add_diff(CLI::App& app);
 Subcommand add_export(CLI::App& app);
+Subcommand add_values(CLI::App& app);
+Subcommand add_compare(CLI::App& app);
 
 }  // namespace etkit::tools

@@ -1,4 +1,5 @@
-# Unit tests of libinspect (ETDump reader, debug buffer, joined trace, tables, statistics, diff, Chrome trace).
+# Unit tests of libinspect (ETDump reader, debug buffer, joined trace, tables, statistics,
+# diff, Chrome trace, values and their comparison).
 set(ETKIT_INSPECT_TEST_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/etdump_reader_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/debug_buffer_test.cpp
@@ -6,4 +7,5 @@ set(ETKIT_INSPECT_TEST_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/table_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/stats_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/diff_test.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/chrome_trace_test.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/chrome_trace_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/values_test.cpp)

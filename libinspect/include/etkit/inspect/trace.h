@@ -73,6 +73,21 @@ struct TraceEvent {
   uint32_t depth = 0;        ///< Number of enclosing events.
 };
 
+/// One logged value (a debug event), joined. A TensorList gives one `TraceValue` per tensor.
+struct TraceValue {
+  uint32_t block = 0;        ///< Index into `Trace::blocks`.
+  uint32_t index = 0;        ///< Position among the block's logged values (0, 1, ...).
+  uint32_t list_index = 0;   ///< Position in its TensorList (0 otherwise).
+  int32_t instruction = -1;  ///< Instruction that logged it; -1 for program outputs.
+  std::string op;            ///< Operator of that instruction (as for events); may be empty.
+  std::string delegate_id;   ///< Delegate debug id as text; empty if none.
+  std::string name;          ///< The debug event's name (ExecuTorch's writer never sets one).
+  bool is_output = false;    ///< A program output rather than an intermediate.
+  LoggedValue::Kind kind = LoggedValue::Kind::Null;
+  TensorMeta tensor;         ///< Kind::Tensor and Kind::TensorList.
+  double scalar = 0;         ///< Kind::Int, Bool, Float, Double as a double.
+};
+
 /// A whole dump, joined. Owns its data.
 struct Trace {
   std::string path;  ///< As given to `load_trace`, for messages and reports.
@@ -83,6 +98,8 @@ struct Trace {
   /// Profile events grouped by block (in block order), each block's in start order (ties: the
   /// enclosing event first).
   std::vector<TraceEvent> events;
+  /// Logged values in block order, each block's in file order.
+  std::vector<TraceValue> values;
 };
 
 /// Joins `dump` (read from `path`, used only in messages). Errors: `InvalidData` ("PATH: run 2

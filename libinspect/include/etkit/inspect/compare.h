@@ -1,0 +1,48 @@
+#pragma once
+
+// Numeric comparison of the values two runs logged (`etdump-inspect compare`): values are
+// matched by method, kind (load or execute), iteration, instruction, delegate id, output flag,
+// position in a TensorList, and occurrence (the n-th such value of the block); each matched pair
+// gets MSE, max absolute error, SNR in dB (10 log10(sum a^2 / sum (b - a)^2), infinite when
+// equal) and cosine similarity, and is past tolerance when some |b - a| > atol + rtol |a| (NaN
+// equals NaN). The first pair past tolerance, in row order, is marked.
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "etkit/inspect/debug_buffer.h"
+#include "etkit/inspect/table.h"
+#include "etkit/inspect/trace.h"
+
+namespace etkit::inspect {
+
+/// Tolerances (defaults as ExecuTorch's bundled-program check).
+struct Tolerance {
+  double atol = 1e-8;
+  double rtol = 1e-5;
+};
+
+/// One dump with its debug buffer.
+struct ValueSource {
+  const Trace* trace = nullptr;
+  const DebugBuffer* buffer = nullptr;
+};
+
+/// Comparison rows and counts.
+struct CompareResult {
+  Table table;  ///< Columns below.
+  size_t matched = 0, past_tolerance = 0, unmatched = 0, unreadable = 0;
+  /// True when a matched value is past tolerance or cannot be compared (shape or dtype).
+  bool failed() const { return past_tolerance > 0 || unreadable > 0; }
+};
+
+/// Compares the values of `a` and `b`. Table columns: method, kind, iteration, instruction, op,
+/// delegate, output, list_index, occurrence, value_a, value_b (indices of the values in their
+/// blocks), shape, mse, max_abs_error, snr_db, cosine, status ("ok", "past_tolerance",
+/// "only_a", "only_b", or why it could not be compared), first ("*" on the first pair past
+/// tolerance). Rows: matched and only_a in A's order, then only_b in B's order.
+CompareResult compare_values(const ValueSource& a, const ValueSource& b,
+                             const Tolerance& tolerance);
+
+}  // namespace etkit::inspect

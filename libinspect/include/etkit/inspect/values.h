@@ -1,0 +1,54 @@
+#pragma once
+
+// Logged values of a trace with their tensors' statistics (`etdump-inspect values`), their
+// export as .npy files, and the numeric comparison of two runs' values (`compare`).
+//
+// A value's payload is read from the debug buffer the caller pairs with the dump (see
+// etkit/inspect/debug_buffer.h). A value without payload (offset -1), outside the buffer or of a
+// dtype that does not convert to double gets a `status` saying so instead of statistics.
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "etkit/core/host_tensor.h"
+#include "etkit/core/result.h"
+#include "etkit/inspect/debug_buffer.h"
+#include "etkit/inspect/table.h"
+#include "etkit/inspect/trace.h"
+
+namespace etkit::inspect {
+
+/// Statistics of a tensor's elements.
+struct TensorStats {
+  size_t numel = 0;
+  double min = 0, max = 0, mean = 0, std = 0;  ///< Over the finite elements (0 when none).
+  size_t nan = 0, inf = 0;
+};
+
+/// Statistics of `elements`.
+TensorStats tensor_stats(const std::vector<double>& elements);
+
+/// The elements of value `v` (a tensor) as doubles. Errors: those of `DebugBuffer::tensor_bytes`
+/// and `tensor_as_doubles`; `InvalidArgument` for a value that is not a tensor.
+Result<std::vector<double>> value_elements(const TraceValue& v, const DebugBuffer& buffer);
+
+/// A tensor value's bytes as a HostTensor (dtype, sizes and, from the strides, dim order), for
+/// `write_npy`. Errors: those of `DebugBuffer::tensor_bytes`; `NotSupported` for a rank or size
+/// beyond int32.
+Result<HostTensor> value_tensor(const TraceValue& v, const DebugBuffer& buffer);
+
+/// Shape as text, e.g. "[1, 2]".
+std::string shape_text(const TensorMeta& tensor);
+
+/// The file name `--save` gives value `v`: "b<block>_v<index>[_<list index>].npy".
+std::string value_file_name(const TraceValue& v);
+
+/// Table of the `trace`'s values in `blocks` (all when empty): columns block, method, kind,
+/// iteration, value, list_index, instruction, op, delegate, name, output (1/0), dtype, shape,
+/// numel, min, max, mean, std, nan, inf, status ("" when the statistics are there).
+Table values_table(const Trace& trace, const DebugBuffer& buffer,
+                   const std::vector<bool>& blocks);
+
+}  // namespace etkit::inspect

@@ -1,0 +1,183 @@
+#include "etkit/inspect/values.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <numeric>
+
+#include "etkit/core/scalar_type.h"
+
+namespace etkit::inspect {
+
+TensorStats tensor_stats(const std::vector<double>& elements) {
+  TensorStats s;
+  s.numel = elements.size();
+  double sum = 0;
+  size_t finite = 0;
+  s.min = std::numeric_limits<double>::infinity();
+  s.max = -std::numeric_limits<double>::infinity();
+  for (double x : elements) {
+    if (std::isnan(x)) {
+      ++s.nan;
+    } else if (std::isinf(x)) {
+      ++s.inf;
+    } else {
+      ++finite;
+      sum += x;
+      s.min = std::min(s.min, x);
+      s.max = std::max(s.max, x);
+    }
+  }
+  if (finite == 0) {
+    s.min = s.max = 0;
+    return s;
+  }
+  s.mean = sum / static_cast<double>(finite);
+  double sq = 0;
+  for (double x : elements) {
+    if (std::isfinite(x)) sq += (x - s.mean) * (x - s.mean);
+  }
+  s.std = std::sqrt(sq / static_cast<double>(finite));
+  return s;
+}
+
+Result<std::vector<double>> value_elements(const TraceValue& v, const DebugBuffer& buffer) {
+  if (v.kind != LoggedValue::Kind::Tensor && v.kind != LoggedValue::Kind::TensorList) {
+    return Error(ErrorCode::InvalidArgument, "not a tensor");
+  }
+  ETKIT_ASSIGN_OR_RETURN(std::span<const uint8_t> bytes, buffer.tensor_bytes(v.tensor));
+  return tensor_as_doubles(v.tensor, bytes);
+}
+
+Result<HostTensor> value_tensor(const TraceValue& v, const DebugBuffer& buffer) {
+  ETKIT_ASSIGN_OR_RETURN(std::span<const uint8_t> bytes, buffer.tensor_bytes(v.tensor));
+  const TensorMeta& t = v.tensor;
+  std::vector<int32_t> sizes;
+  for (int64_t s : t.sizes) {
+    if (s > std::numeric_limits<int32_t>::max()) {
+      return Error(ErrorCode::NotSupported, "size %lld does not fit int32",
+                   static_cast<long long>(s));
+    }
+    sizes.push_back(static_cast<int32_t>(s));
+  }
+  if (sizes.size() > std::numeric_limits<uint8_t>::max()) {
+    return Error(ErrorCode::NotSupported, "rank %zu is too large", sizes.size());
+  }
+  // Dim order from the strides: dimensions by decreasing stride (ties keep their order).
+  std::vector<uint8_t> dim_order(sizes.size());
+  std::iota(dim_order.begin(), dim_order.end(), uint8_t{0});
+  if (t.strides.size() == sizes.size()) {
+    std::stable_sort(dim_order.begin(), dim_order.end(),
+                     [&](uint8_t a, uint8_t b) { return t.strides[a] > t.strides[b]; });
+  }
+  HostTensor h(t.dtype, sizes, dim_order);
+  if (h.nbytes() != bytes.size()) {
+    return Error(ErrorCode::InvalidData, "payload has %zu bytes, the tensor %zu", bytes.size(),
+                 h.nbytes());
+  }
+  if (!bytes.empty()) std::memcpy(h.data(), bytes.data(), bytes.size());
+  return h;
+}
+
+std::string shape_text(const TensorMeta& tensor) {
+  std::string s = "[";
+  for (size_t i = 0; i < tensor.sizes.size(); ++i) {
+    if (i > 0) s += ", ";
+    s += std::to_string(tensor.sizes[i]);
+  }
+  return s + "]";
+}
+
+std::string value_file_name(const TraceValue& v) {
+  std::string s = "b" + std::to_string(v.block) + "_v" + std::to_string(v.index);
+  if (v.kind == LoggedValue::Kind::TensorList) s += "_" + std::to_string(v.list_index);
+  return s + ".npy";
+}
+
+namespace {
+
+const char* kind_name(LoggedValue::Kind kind) {
+  switch (kind) {
+    case LoggedValue::Kind::Null: return "none";
+    case LoggedValue::Kind::Int: return "int";
+    case LoggedValue::Kind::Bool: return "bool";
+    case LoggedValue::Kind::Float: return "float";
+    case LoggedValue::Kind::Double: return "double";
+    case LoggedValue::Kind::Tensor: return "tensor";
+    case LoggedValue::Kind::TensorList: return "tensor_list";
+  }
+  return "none";
+}
+
+}  // namespace
+
+Table values_table(const Trace& trace, const DebugBuffer& buffer,
+                   const std::vector<bool>& blocks) {
+  Table t;
+  t.title = "values of " + trace.path;
+  t.columns = {{"block", 0},  {"method", 0}, {"kind", 0},     {"iteration", 0}, {"value", 0},
+               {"list_index", 0}, {"instruction", 0}, {"op", 0}, {"delegate", 0},
+               {"name", 0},   {"output", 0}, {"dtype", 0},    {"shape", 0},     {"numel", 0},
+               {"min", 6},    {"max", 6},    {"mean", 6},     {"std", 6},       {"nan", 0},
+               {"inf", 0},    {"status", 0}};
+  for (const TraceValue& v : trace.values) {
+    if (!blocks.empty() && !blocks[v.block]) continue;
+    const TraceBlock& b = trace.blocks[v.block];
+    std::vector<Cell> row;
+    row.emplace_back(static_cast<int64_t>(v.block));
+    row.emplace_back(b.method);
+    row.emplace_back(std::string(b.load ? "load" : "execute"));
+    if (b.load) {
+      row.emplace_back(std::monostate{});
+    } else {
+      row.emplace_back(static_cast<int64_t>(b.iteration));
+    }
+    row.emplace_back(static_cast<int64_t>(v.index));
+    row.emplace_back(static_cast<int64_t>(v.list_index));
+    if (v.instruction >= 0) {
+      row.emplace_back(static_cast<int64_t>(v.instruction));
+    } else {
+      row.emplace_back(std::monostate{});
+    }
+    row.emplace_back(v.op);
+    row.emplace_back(v.delegate_id);
+    row.emplace_back(v.name);
+    row.emplace_back(int64_t{v.is_output ? 1 : 0});
+    const bool tensor =
+        v.kind == LoggedValue::Kind::Tensor || v.kind == LoggedValue::Kind::TensorList;
+    if (!tensor) {
+      row.emplace_back(std::string(kind_name(v.kind)));
+      row.emplace_back(std::string());
+      row.emplace_back(int64_t{1});
+      for (int i = 0; i < 3; ++i) row.emplace_back(v.scalar);  // min, max, mean
+      row.emplace_back(0.0);                                      // std of one value
+      row.emplace_back(int64_t{std::isnan(v.scalar) ? 1 : 0});
+      row.emplace_back(int64_t{std::isinf(v.scalar) ? 1 : 0});
+      row.emplace_back(std::string());
+      t.rows.push_back(std::move(row));
+      continue;
+    }
+    row.emplace_back(std::string(scalar_type_name(v.tensor.dtype)));
+    row.emplace_back(shape_text(v.tensor));
+    row.emplace_back(static_cast<int64_t>(v.tensor.numel()));
+    Result<std::vector<double>> elements = value_elements(v, buffer);
+    if (!elements.ok()) {
+      for (int i = 0; i < 6; ++i) row.emplace_back(std::monostate{});
+      row.emplace_back(std::string(elements.error().message()));
+    } else {
+      const TensorStats s = tensor_stats(*elements);
+      row.emplace_back(s.min);
+      row.emplace_back(s.max);
+      row.emplace_back(s.mean);
+      row.emplace_back(s.std);
+      row.emplace_back(static_cast<int64_t>(s.nan));
+      row.emplace_back(static_cast<int64_t>(s.inf));
+      row.emplace_back(std::string());
+    }
+    t.rows.push_back(std::move(row));
+  }
+  return t;
+}
+
+}  // namespace etkit::inspect

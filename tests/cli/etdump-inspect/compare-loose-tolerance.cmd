@@ -1,0 +1,1 @@
+cd $CASE_TMP && trace-run $SAMPLES/mlp.pte --etdump x.etdump --clock fake --log intermediates >/dev/null && trace-run $SAMPLES/mlp.pte -i random:3 --etdump y.etdump --clock fake --log intermediates >/dev/null && etdump-inspect compare x.etdump y.etdump --atol 10 --format csv

@@ -1,0 +1,1 @@
+cd $CASE_TMP && trace-run $SAMPLES/mlp.pte --etdump x.etdump --clock fake --log intermediates >/dev/null && etdump-inspect compare x.etdump x.etdump --debug-buffer-b missing.bin

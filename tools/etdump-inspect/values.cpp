@@ -1,0 +1,171 @@
+// `etdump-inspect values DUMP [--debug-buffer BIN] [--save DIR]`: the logged values with their
+// statistics; `compare A B`: the numeric gap between two runs' values.
+
+#include <filesystem>
+#include <memory>
+
+#include "etdump_inspect.h"
+#include "etkit/core/npy.h"
+#include "etkit/inspect/compare.h"
+#include "etkit/inspect/values.h"
+#include "etkit/tools/diagnostics.h"
+#include "etkit/tools/output_file.h"
+
+namespace etkit::tools {
+
+namespace {
+
+struct ValuesOptions : DumpOptions {
+  std::string debug_buffer;
+  std::string save_dir;
+};
+
+struct CompareOptions : DumpOptions {
+  std::string debug_buffer_a;
+  std::string debug_buffer_b;
+  double atol = 1e-8;
+  double rtol = 1e-5;
+};
+
+// `run.etdump` -> `run.debug.bin`, as trace-run names it.
+std::string default_buffer_path(const std::string& dump) {
+  std::filesystem::path p(dump);
+  p.replace_extension(".debug.bin");
+  return p.string();
+}
+
+bool has_tensors(const inspect::Trace& trace) {
+  for (const inspect::TraceValue& v : trace.values) {
+    if (v.kind == inspect::LoggedValue::Kind::Tensor ||
+        v.kind == inspect::LoggedValue::Kind::TensorList) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// Opens `given`, or the default beside `dump` when it exists, or an empty buffer (with a
+// warning when the dump has tensors). Returns false with a diagnostic printed on error.
+bool open_buffer(const std::string& given, const inspect::Trace& trace,
+                 inspect::DebugBuffer& buffer) {
+  std::string path = given;
+  if (path.empty()) {
+    path = default_buffer_path(trace.path);
+    if (!std::filesystem::exists(path)) {
+      if (has_tensors(trace)) {
+        print_warning(kEtdumpInspect, trace.path + ": no debug buffer (" + path +
+                                          " does not exist): tensor statistics are missing");
+      }
+      buffer = inspect::DebugBuffer();
+      return true;
+    }
+  }
+  Result<inspect::DebugBuffer> r = inspect::DebugBuffer::open(path);
+  if (!r.ok()) {
+    print_error(kEtdumpInspect, r.error().message());
+    return false;
+  }
+  buffer = std::move(r).get();
+  return true;
+}
+
+}  // namespace
+
+Subcommand add_values(CLI::App& app) {
+  auto options = std::make_shared<ValuesOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "values", "List logged values with dtype, shape, min, max, mean, std and NaN/Inf counts");
+  cmd->add_option("dumps", options->dumps, "ETDump file")->required()->expected(1);
+  cmd->add_option("--debug-buffer", options->debug_buffer,
+                  "Debug buffer of the dump (default NAME.debug.bin beside it)");
+  cmd->add_option("--save", options->save_dir,
+                  "Write each tensor as DIR/b<block>_v<value>[_<i>].npy (DIR is created)");
+  cmd->add_option("--method", options->method, "Only blocks of method NAME");
+  cmd->add_option("--block", options->block, "Only block N (0-based, file order)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--format", options->format, "Output format: table, json, csv or tsv")
+      ->check(CLI::IsMember({"table", "json", "csv", "tsv"}));
+  return {cmd, [options]() {
+            std::vector<inspect::Trace> traces;
+            int code = kExitOk;
+            if (!load_dumps(options->dumps, 1, traces, code)) return code;
+            const inspect::Trace& trace = traces[0];
+            std::vector<size_t> unused;
+            if (!select(trace, *options, false, unused)) return kExitUsage;
+            std::vector<bool> blocks(trace.blocks.size(), false);
+            for (size_t b = 0; b < blocks.size(); ++b) {
+              blocks[b] = (options->block < 0 || static_cast<size_t>(options->block) == b) &&
+                          (options->method.empty() || trace.blocks[b].method == options->method);
+            }
+            inspect::DebugBuffer buffer;
+            if (!open_buffer(options->debug_buffer, trace, buffer)) return kExitUsage;
+            if (!options->save_dir.empty()) {
+              const Error made = ensure_directory(options->save_dir);
+              if (!made.ok()) return report(kEtdumpInspect, made);
+              for (const inspect::TraceValue& v : trace.values) {
+                if (!blocks[v.block]) continue;
+                if (v.kind != inspect::LoggedValue::Kind::Tensor &&
+                    v.kind != inspect::LoggedValue::Kind::TensorList) {
+                  continue;
+                }
+                Result<HostTensor> t = inspect::value_tensor(v, buffer);
+                if (!t.ok()) continue;  // the table says why
+                const std::string path = options->save_dir + "/" + inspect::value_file_name(v);
+                const Error written = write_npy(path, t->tensor());
+                if (!written.ok()) {
+                  print_warning(kEtdumpInspect, written.message());
+                }
+              }
+            }
+            print_tables({inspect::values_table(trace, buffer, blocks)},
+                         *inspect::parse_format(options->format));
+            return kExitOk;
+          }};
+}
+
+Subcommand add_compare(CLI::App& app) {
+  auto options = std::make_shared<CompareOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "compare", "Compare the logged values of two runs: MSE, max abs error, SNR, cosine "
+                 "similarity (exit 1 when a value is past tolerance)");
+  cmd->add_option("dumps", options->dumps, "Dumps A (reference) and B")->required()->expected(2);
+  cmd->add_option("--debug-buffer-a", options->debug_buffer_a,
+                  "Debug buffer of A (default NAME.debug.bin beside it)");
+  cmd->add_option("--debug-buffer-b", options->debug_buffer_b,
+                  "Debug buffer of B (default NAME.debug.bin beside it)");
+  cmd->add_option("--atol", options->atol, "Absolute tolerance (default 1e-8)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--rtol", options->rtol, "Relative tolerance (default 1e-5)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--format", options->format, "Output format: table, json, csv or tsv")
+      ->check(CLI::IsMember({"table", "json", "csv", "tsv"}));
+  return {cmd, [options]() {
+            std::vector<inspect::Trace> traces;
+            int code = kExitOk;
+            if (!load_dumps(options->dumps, 2, traces, code)) return code;
+            inspect::DebugBuffer buffer_a, buffer_b;
+            if (!open_buffer(options->debug_buffer_a, traces[0], buffer_a) ||
+                !open_buffer(options->debug_buffer_b, traces[1], buffer_b)) {
+              return kExitUsage;
+            }
+            inspect::Tolerance tolerance;
+            tolerance.atol = options->atol;
+            tolerance.rtol = options->rtol;
+            inspect::CompareResult r = inspect::compare_values(
+                {&traces[0], &buffer_a}, {&traces[1], &buffer_b}, tolerance);
+            inspect::Table summary;
+            summary.title = "compare summary";
+            summary.columns = {{"matched", 0},   {"past_tolerance", 0}, {"not_comparable", 0},
+                               {"unmatched", 0}, {"result", 0}};
+            summary.rows.push_back({static_cast<int64_t>(r.matched),
+                                    static_cast<int64_t>(r.past_tolerance),
+                                    static_cast<int64_t>(r.unreadable),
+                                    static_cast<int64_t>(r.unmatched),
+                                    std::string(r.failed() ? "fail" : "pass")});
+            print_tables({std::move(r.table), std::move(summary)},
+                         *inspect::parse_format(options->format));
+            return r.failed() ? kExitFailure : kExitOk;
+          }};
+}
+
+}  // namespace etkit::tools
