@@ -109,6 +109,36 @@ size_t MethodMeta::num_instructions() const {
   return n;
 }
 
+std::string MethodMeta::instruction_name(size_t i) const {
+  for (const fb::Chain* c : *as_plan(plan_)->chains()) {
+    const size_t n = c->instructions() == nullptr ? 0 : c->instructions()->size();
+    if (i >= n) {
+      i -= n;
+      continue;
+    }
+    const fb::Instruction* ins = c->instructions()->Get(static_cast<uint32_t>(i));
+    switch (ins->instr_args_type()) {
+      case fb::InstructionArguments::KernelCall: {
+        // Indices were validated when the program was loaded.
+        const auto* op = as_plan(plan_)->operators()->Get(
+            static_cast<uint32_t>(ins->instr_args_as_KernelCall()->op_index()));
+        char name[128];
+        return std::string(name, internal::operator_full_name(op, name, sizeof(name)));
+      }
+      case fb::InstructionArguments::DelegateCall: {
+        const auto* d = as_plan(plan_)->delegates()->Get(
+            static_cast<uint32_t>(ins->instr_args_as_DelegateCall()->delegate_index()));
+        return "delegate " + std::string(fb_string(d->id()));
+      }
+      case fb::InstructionArguments::MoveCall: return "move";
+      case fb::InstructionArguments::JumpFalseCall: return "jump_false";
+      case fb::InstructionArguments::FreeCall: return "free";
+      default: return "";
+    }
+  }
+  return "";
+}
+
 size_t MethodMeta::num_planned_buffers() const {
   const auto* sizes = as_plan(plan_)->non_const_buffer_sizes();
   return sizes->size() == 0 ? 0 : sizes->size() - 1;

@@ -243,6 +243,66 @@ Result<Trace> load_trace(const std::string& path) {
   return build_trace(dump, path);
 }
 
+Error name_operators(Trace& trace, const Program& program) {
+  std::map<std::string, std::vector<std::string>> names;  // method -> instruction names
+  auto lookup = [&](const std::string& method) -> Result<const std::vector<std::string>*> {
+    if (auto it = names.find(method); it != names.end()) return &it->second;
+    std::string name = method;
+    std::string all;
+    bool found = false;
+    for (size_t m = 0; m < program.num_methods(); ++m) {
+      const std::string_view candidate = program.method_name(m);
+      all += (all.empty() ? "'" : ", '") + std::string(candidate) + "'";
+      if (candidate == method) found = true;
+    }
+    if (!found && method == "Execute") {
+      bool has_forward = false;
+      for (size_t m = 0; m < program.num_methods(); ++m) {
+        has_forward = has_forward || program.method_name(m) == "forward";
+      }
+      if (has_forward) {
+        name = "forward";
+        found = true;
+      } else if (program.num_methods() == 1) {
+        name = std::string(program.method_name(0));
+        found = true;
+      }
+    }
+    if (!found) {
+      return Error(ErrorCode::NotFound, "%s: method '%s' is not in the program (methods: %s)",
+                   trace.path.c_str(), method.c_str(), all.c_str());
+    }
+    ETKIT_ASSIGN_OR_RETURN(MethodMeta meta, program.method_meta(name));
+    std::vector<std::string> list(meta.num_instructions());
+    for (size_t i = 0; i < list.size(); ++i) list[i] = meta.instruction_name(i);
+    return &names.emplace(method, std::move(list)).first->second;
+  };
+  auto name_of = [&](uint32_t block, int32_t chain, int32_t instruction,
+                     std::string& op) -> Error {
+    if (chain != 0 || instruction < 0) return Error();
+    ETKIT_ASSIGN_OR_RETURN(const std::vector<std::string>* list,
+                           lookup(trace.blocks[block].method));
+    if (static_cast<size_t>(instruction) >= list->size()) {
+      return Error(ErrorCode::InvalidData,
+                   "%s: block %u has instruction %d but method '%s' has %zu instructions (was "
+                   "the dump made with this program?)",
+                   trace.path.c_str(), block, instruction, trace.blocks[block].method.c_str(),
+                   list->size());
+    }
+    op = (*list)[static_cast<size_t>(instruction)];
+    return Error();
+  };
+  for (TraceEvent& e : trace.events) {
+    if (e.delegate) continue;  // a delegate's own events keep operator "delegate"
+    ETKIT_TRY(name_of(e.block, e.chain, e.instruction, e.op));
+  }
+  for (TraceValue& v : trace.values) {
+    // Values carry no chain; logged values come from chain 0 in exported programs.
+    ETKIT_TRY(name_of(v.block, 0, v.instruction, v.op));
+  }
+  return Error();
+}
+
 Result<std::vector<size_t>> select_events(const Trace& trace, const EventSelection& selection) {
   std::unique_ptr<RE2> regex;
   if (!selection.name_regex.empty()) {

@@ -32,6 +32,7 @@ Subcommand add_diff(CLI::App& app) {
   cmd->add_option("--method", options->method, "Only blocks of method NAME");
   cmd->add_option("--name", options->name_regex, "Only events whose name fully matches REGEX");
   add_output_flags(*cmd, *options);
+  add_program_flag(*cmd, *options);
   return {cmd, [options]() {
             Result<double> min_time = inspect::parse_duration_ns(options->min_time);
             if (!min_time.ok()) {
@@ -40,7 +41,7 @@ Subcommand add_diff(CLI::App& app) {
             }
             std::vector<inspect::Trace> traces;
             int code = kExitOk;
-            if (!load_dumps(options->dumps, 2, traces, code)) return code;
+            if (!load_dumps(*options, 2, traces, code)) return code;
             inspect::TraceSelection a{&traces[0], {}};
             inspect::TraceSelection b{&traces[1], {}};
             if (!select(traces[0], *options, true, a.events) ||

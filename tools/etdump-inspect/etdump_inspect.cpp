@@ -4,6 +4,7 @@
 #include <iostream>
 #include <thread>
 
+#include "etkit/core/runner.h"
 #include "etkit/tools/diagnostics.h"
 
 namespace etkit::tools {
@@ -49,6 +50,32 @@ bool load_dumps(const std::vector<std::string>& paths, unsigned jobs,
       return false;
     }
     traces.push_back(std::move(r).get());
+  }
+  return true;
+}
+
+void add_program_flag(CLI::App& cmd, DumpOptions& options) {
+  cmd.add_option("--program", options.program,
+                 "Name each instruction's operator from this program (.pte)");
+}
+
+bool load_dumps(const DumpOptions& options, unsigned jobs, std::vector<inspect::Trace>& traces,
+                int& exit_code) {
+  if (!load_dumps(options.dumps, jobs, traces, exit_code)) return false;
+  if (options.program.empty()) return true;
+  Result<ProgramFile> file = ProgramFile::open(options.program);
+  if (!file.ok()) {
+    print_error(kEtdumpInspect, file.error().message());
+    exit_code = kExitUsage;
+    return false;
+  }
+  for (inspect::Trace& trace : traces) {
+    const Error named = inspect::name_operators(trace, file->program());
+    if (!named.ok()) {
+      print_error(kEtdumpInspect, named.message());
+      exit_code = kExitUsage;
+      return false;
+    }
   }
   return true;
 }

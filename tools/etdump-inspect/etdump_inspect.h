@@ -30,6 +30,7 @@ struct DumpOptions {
   std::string format = "table";
   std::string time_unit = "ms";
   unsigned jobs = 1;
+  std::string program;  ///< --program: names operators from this .pte.
 };
 
 /// Adds --method, --block, --name to `cmd`, storing into `options`.
@@ -38,11 +39,16 @@ void add_selection_flags(CLI::App& cmd, DumpOptions& options);
 void add_output_flags(CLI::App& cmd, DumpOptions& options);
 /// Adds --jobs.
 void add_jobs_flag(CLI::App& cmd, DumpOptions& options);
+/// Adds --program.
+void add_program_flag(CLI::App& cmd, DumpOptions& options);
 
 /// Reads and joins every dump (in parallel with `jobs` threads). On error prints one
 /// diagnostic and returns false with `exit_code` set (2: a dump that cannot be read or parsed).
 bool load_dumps(const std::vector<std::string>& paths, unsigned jobs,
                 std::vector<inspect::Trace>& traces, int& exit_code);
+/// `load_dumps`, then names operators from `options.program` when given (exit 2 on error).
+bool load_dumps(const DumpOptions& options, unsigned jobs, std::vector<inspect::Trace>& traces,
+                int& exit_code);
 
 /// Selects the events of `trace` per the selection flags; execution blocks only when
 /// `executions_only` and no --block is given. Prints a diagnostic and returns false (exit 2) on

@@ -30,10 +30,11 @@ Subcommand add_export(CLI::App& app) {
       ->check(CLI::IsMember({"chrome"}));
   cmd->add_option("-o,--output", options->output, "Output file; - for stdout (the default)");
   add_selection_flags(*cmd, *options);
+  add_program_flag(*cmd, *options);
   return {cmd, [options]() {
             std::vector<inspect::Trace> traces;
             int code = kExitOk;
-            if (!load_dumps(options->dumps, 1, traces, code)) return code;
+            if (!load_dumps(*options, 1, traces, code)) return code;
             std::vector<size_t> selected;
             if (!select(traces[0], *options, false, selected)) return kExitUsage;
             const std::string text = inspect::chrome_trace_json(traces[0], selected);

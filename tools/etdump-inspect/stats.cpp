@@ -35,10 +35,11 @@ Subcommand add_stats(CLI::App& app) {
   add_selection_flags(*cmd, *options);
   add_output_flags(*cmd, *options);
   add_jobs_flag(*cmd, *options);
+  add_program_flag(*cmd, *options);
   return {cmd, [options]() {
             std::vector<inspect::Trace> traces;
             int code = kExitOk;
-            if (!load_dumps(options->dumps, options->jobs, traces, code)) return code;
+            if (!load_dumps(*options, options->jobs, traces, code)) return code;
             const inspect::TimeUnit unit = *inspect::parse_time_unit(options->time_unit);
             const inspect::GroupBy by = *inspect::parse_group_by(options->by);
             const inspect::SortKey sort = *inspect::parse_sort_key(options->sort);

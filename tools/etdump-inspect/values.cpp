@@ -85,10 +85,11 @@ Subcommand add_values(CLI::App& app) {
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--format", options->format, "Output format: table, json, csv or tsv")
       ->check(CLI::IsMember({"table", "json", "csv", "tsv"}));
+  add_program_flag(*cmd, *options);
   return {cmd, [options]() {
             std::vector<inspect::Trace> traces;
             int code = kExitOk;
-            if (!load_dumps(options->dumps, 1, traces, code)) return code;
+            if (!load_dumps(*options, 1, traces, code)) return code;
             const inspect::Trace& trace = traces[0];
             std::vector<size_t> unused;
             if (!select(trace, *options, false, unused)) return kExitUsage;
@@ -139,10 +140,11 @@ Subcommand add_compare(CLI::App& app) {
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--format", options->format, "Output format: table, json, csv or tsv")
       ->check(CLI::IsMember({"table", "json", "csv", "tsv"}));
+  add_program_flag(*cmd, *options);
   return {cmd, [options]() {
             std::vector<inspect::Trace> traces;
             int code = kExitOk;
-            if (!load_dumps(options->dumps, 2, traces, code)) return code;
+            if (!load_dumps(*options, 2, traces, code)) return code;
             inspect::DebugBuffer buffer_a, buffer_b;
             if (!open_buffer(options->debug_buffer_a, traces[0], buffer_a) ||
                 !open_buffer(options->debug_buffer_b, traces[1], buffer_b)) {

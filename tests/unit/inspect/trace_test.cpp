@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "etkit/core/runner.h"
 #include "inspect_test_util.h"
 
 namespace etkit::inspect {
@@ -203,6 +204,39 @@ TEST_CASE("trace: load_trace reads the tutorial dump and rejects damaged copies 
   r = load_trace((dir / "etkit_no_such.etdp").string());
   REQUIRE_FALSE(r.ok());
   CHECK(r.error().code() == ErrorCode::AccessFailed);
+}
+
+TEST_CASE("trace: operators named from the program (MethodMeta::instruction_name)") {
+  Result<ProgramFile> file = ProgramFile::open(test::fixture_path("real/pte/et-add.pte"));
+  REQUIRE_MESSAGE(file.ok(), std::string(file.error().message()));
+  Result<MethodMeta> meta = file->program().method_meta("forward");
+  REQUIRE(meta.ok());
+  REQUIRE(meta->num_instructions() == 1);
+  CHECK(meta->instruction_name(0) == "aten::add.out");
+  CHECK(meta->instruction_name(1).empty());
+
+  Result<Trace> t = load_trace(test::fixture_path("real/generated/et-add.intermediate.etdump"));
+  REQUIRE(t.ok());
+  REQUIRE(name_operators(*t, file->program()).ok());  // ExecuTorch's "Execute" is forward
+  bool named = false;
+  for (const TraceEvent& e : t->events) named = named || e.op == "aten::add.out";
+  CHECK(named);
+  CHECK(t->values[0].op == "aten::add.out");
+
+  ETDump dump;
+  RunBlock b;
+  b.name = "forward";
+  b.events.push_back(profile("OPERATOR_CALL", 0, 5, 0, 1));
+  dump.blocks = {b};
+  Trace wrong = build_ok(dump);
+  Error e = name_operators(wrong, file->program());
+  CHECK(e.code() == ErrorCode::InvalidData);
+  dump.blocks[0].name = "encode";
+  wrong = build_ok(dump);
+  e = name_operators(wrong, file->program());
+  CHECK(e.code() == ErrorCode::NotFound);
+  CHECK(std::string(e.message()) ==
+        "x.etdump: method 'encode' is not in the program (methods: 'forward')");
 }
 
 TEST_CASE("trace: time units") {

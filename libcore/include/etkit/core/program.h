@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <string>
 #include <string_view>
 
 #include "etkit/core/data_loader.h"
@@ -57,6 +58,11 @@ class MethodMeta {
   uint64_t planned_bytes() const;
   /// Bytes the method allocator needs to load this method (an upper bound).
   size_t method_allocator_bytes() const;
+  /// Name of instruction `i` (flat index over the chains, as `Method::instruction_name`):
+  /// the operator of a kernel call ("aten::add.out"), "delegate <backend id>", "move",
+  /// "jump_false" or "free"; empty when `i` is out of range. Returns a string because the
+  /// operator's full name is not stored in one piece in the file (host code; it allocates).
+  std::string instruction_name(size_t i) const;
 
  private:
   friend class Program;

@@ -31,6 +31,7 @@
 #include <string_view>
 #include <vector>
 
+#include "etkit/core/program.h"
 #include "etkit/core/result.h"
 #include "etkit/inspect/etdump.h"
 
@@ -110,6 +111,15 @@ Result<Trace> build_trace(const ETDump& dump, const std::string& path);
 
 /// Reads the dump at `path` (see `read_etdump_file`) and joins it. Errors are theirs.
 Result<Trace> load_trace(const std::string& path);
+
+/// Names the operator of every event and value inside an instruction from `program`
+/// (`MethodMeta::instruction_name`: "aten::add.out", "delegate XnnpackBackend", "move", ...),
+/// replacing the names taken from `native_call_` events. A block's method is looked up by name;
+/// ExecuTorch's `Execute` stands for `forward`, or for the program's only method. Only chain 0 is
+/// mapped (exported programs have one chain). Errors: `NotFound` ("PATH: method 'x' is not in
+/// the program (methods: ...)"), `InvalidData` for an instruction the method does not have
+/// (the dump was not made with this program).
+Error name_operators(Trace& trace, const Program& program);
 
 /// Which events a subcommand looks at. Empty members select everything.
 struct EventSelection {
