@@ -148,7 +148,9 @@ std::vector<GroupStats> compute_stats(const std::vector<TraceSelection>& sources
     if (by == GroupBy::Instruction) return std::stol(a.key) < std::stol(b.key);
     return a.key < b.key;
   };
-  std::stable_sort(out.begin(), out.end(), [&](const GroupStats& a, const GroupStats& b) {
+  // (method, key) is unique, so this is a total order: std::sort is deterministic. (Not
+  // std::stable_sort: its temporary buffer comes from nothrow operator new.)
+  std::sort(out.begin(), out.end(), [&](const GroupStats& a, const GroupStats& b) {
     const double va = value(a);
     const double vb = value(b);
     if (va != vb) return va > vb;
@@ -204,9 +206,12 @@ Table operator_summary_table(const std::vector<TraceSelection>& sources, TimeUni
   t.unit = time_unit_name(unit);
   t.columns = {{"method", 0}, {"operator", 0}, {"calls", 0}, {"total", d},
                {"mean", d},   {"percent", 1},  {"cumulative", 1}};
-  // Grouped by method (ascending), then by total descending, as compute_stats breaks ties.
-  std::stable_sort(ops.begin(), ops.end(),
-                   [](const GroupStats& a, const GroupStats& b) { return a.method < b.method; });
+  // By method (ascending), then total descending, then operator.
+  std::sort(ops.begin(), ops.end(), [](const GroupStats& a, const GroupStats& b) {
+    if (a.method != b.method) return a.method < b.method;
+    if (a.total != b.total) return a.total > b.total;
+    return a.key < b.key;
+  });
   std::map<std::string, double> cumulative;
   for (const GroupStats& g : ops) {
     const double all = op_time[g.method];

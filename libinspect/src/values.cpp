@@ -64,12 +64,13 @@ Result<HostTensor> value_tensor(const TraceValue& v, const DebugBuffer& buffer) 
   if (sizes.size() > std::numeric_limits<uint8_t>::max()) {
     return Error(ErrorCode::NotSupported, "rank %zu is too large", sizes.size());
   }
-  // Dim order from the strides: dimensions by decreasing stride (ties keep their order).
+  // Dim order from the strides: dimensions by decreasing stride (ties by index).
   std::vector<uint8_t> dim_order(sizes.size());
   std::iota(dim_order.begin(), dim_order.end(), uint8_t{0});
   if (t.strides.size() == sizes.size()) {
-    std::stable_sort(dim_order.begin(), dim_order.end(),
-                     [&](uint8_t a, uint8_t b) { return t.strides[a] > t.strides[b]; });
+    std::sort(dim_order.begin(), dim_order.end(), [&](uint8_t a, uint8_t b) {
+      return t.strides[a] != t.strides[b] ? t.strides[a] > t.strides[b] : a < b;
+    });
   }
   HostTensor h(t.dtype, sizes, dim_order);
   if (h.nbytes() != bytes.size()) {
