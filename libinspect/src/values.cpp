@@ -91,9 +91,17 @@ std::string shape_text(const TensorMeta& tensor) {
 }
 
 std::string value_file_name(const TraceValue& v) {
-  std::string s = "b" + std::to_string(v.block) + "_v" + std::to_string(v.index);
-  if (v.kind == LoggedValue::Kind::TensorList) s += "_" + std::to_string(v.list_index);
-  return s + ".npy";
+  // Appended piece by piece: GCC 12 warns (-Wrestrict, a false positive) on "b" + to_string().
+  std::string s = "b";
+  s += std::to_string(v.block);
+  s += "_v";
+  s += std::to_string(v.index);
+  if (v.kind == LoggedValue::Kind::TensorList) {
+    s += '_';
+    s += std::to_string(v.list_index);
+  }
+  s += ".npy";
+  return s;
 }
 
 namespace {

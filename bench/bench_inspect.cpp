@@ -1,0 +1,183 @@
+// etdump-inspect's `stats` path on a generated dump of 1,000,000 profile events: 1,000
+// executions of a 333-instruction method (Method::execute, and per instruction OPERATOR_CALL,
+// native_call_<op> and a span inside the kernel), written by ETDumpWriter with the fake clock. Stages are timed separately and
+// together; `items_per_second` is events per second on one core. The peak heap (live bytes,
+// counted by replacing global operator new/delete) is reported relative to the dump's size.
+//
+//   cmake -S . -B build-bench -DETKIT_BUILD_BENCH=ON -DCMAKE_BUILD_TYPE=Release
+//   cmake --build build-bench --target etkit_bench_inspect && build-bench/bin/etkit_bench_inspect
+
+#include <benchmark/benchmark.h>
+#include <malloc.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <new>
+#include <string>
+#include <vector>
+
+#include "etkit/core/clock.h"
+#include "etkit/core/etdump_writer.h"
+#include "etkit/inspect/etdump.h"
+#include "etkit/inspect/stats.h"
+#include "etkit/inspect/trace.h"
+
+namespace {
+
+std::atomic<size_t> g_live{0};
+std::atomic<size_t> g_peak{0};
+
+void note_alloc(void* p) {
+  if (p == nullptr) return;
+  const size_t now = g_live.fetch_add(malloc_usable_size(p)) + malloc_usable_size(p);
+  size_t peak = g_peak.load();
+  while (now > peak && !g_peak.compare_exchange_weak(peak, now)) {
+  }
+}
+
+}  // namespace
+
+// Every allocation goes through malloc so that its usable size can be counted.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+void* operator new(size_t n) {
+  void* p = std::malloc(n == 0 ? 1 : n);
+  if (p == nullptr) throw std::bad_alloc();
+  note_alloc(p);
+  return p;
+}
+void* operator new[](size_t n) { return operator new(n); }
+void* operator new(size_t n, const std::nothrow_t&) noexcept {
+  void* p = std::malloc(n == 0 ? 1 : n);
+  note_alloc(p);
+  return p;
+}
+void* operator new[](size_t n, const std::nothrow_t& t) noexcept { return operator new(n, t); }
+void operator delete(void* p) noexcept {
+  if (p == nullptr) return;
+  g_live.fetch_sub(malloc_usable_size(p));
+  std::free(p);
+}
+void operator delete[](void* p) noexcept { operator delete(p); }
+void operator delete(void* p, size_t) noexcept { operator delete(p); }
+void operator delete[](void* p, size_t) noexcept { operator delete(p); }
+void operator delete(void* p, const std::nothrow_t&) noexcept { operator delete(p); }
+void operator delete[](void* p, const std::nothrow_t&) noexcept { operator delete(p); }
+#pragma GCC diagnostic pop
+
+namespace {
+
+using namespace etkit;
+
+constexpr int kIterations = 1000;
+constexpr int kInstructions = 333;
+
+// 1,000 blocks x (1 + 3 * 333) = 1,000,000 events: each instruction has OPERATOR_CALL,
+// native_call_<op> and a nested "kernel_setup" span inside the kernel.
+const std::vector<uint8_t>& dump_bytes() {
+  static const std::vector<uint8_t> bytes = [] {
+    static const char* const kOps[] = {"native_call_add.out", "native_call_mul.out",
+                                       "native_call_convolution.out", "native_call_relu.out"};
+    std::vector<uint8_t> memory(size_t{256} << 20);
+    FakeClock clock(7);
+    ETDumpWriter w(memory, clock);
+    for (int it = 0; it < kIterations; ++it) {
+      w.create_event_block("forward");
+      TracerEntry method = w.start_profiling("Method::execute");
+      for (int i = 0; i < kInstructions; ++i) {
+        w.set_chain_debug_handle(0, static_cast<DebugHandle>(i));
+        TracerEntry op = w.start_profiling("OPERATOR_CALL");
+        TracerEntry kernel = w.start_profiling(kOps[i % 4]);
+        TracerEntry inner = w.start_profiling("kernel_setup");
+        w.end_profiling(inner);
+        w.end_profiling(kernel);
+        w.end_profiling(op);
+      }
+      w.set_chain_debug_handle(kUnsetChainId, kUnsetDebugHandle);
+      w.end_profiling(method);
+    }
+    if (w.dropped_events() != 0) std::fprintf(stderr, "bench_inspect: events dropped\n");
+    return w.serialize();
+  }();
+  return bytes;
+}
+
+constexpr int64_t kEvents = int64_t{kIterations} * (1 + 3 * kInstructions);
+
+void BM_ReadEtdump(benchmark::State& state) {
+  const std::vector<uint8_t>& bytes = dump_bytes();
+  for (auto _ : state) {
+    Result<inspect::ETDump> d = inspect::read_etdump(bytes);
+    if (!d.ok()) state.SkipWithError(d.error().message());
+    benchmark::DoNotOptimize(d);
+  }
+  state.SetItemsProcessed(state.iterations() * kEvents);
+}
+BENCHMARK(BM_ReadEtdump)->Unit(benchmark::kMillisecond);
+
+void BM_BuildTrace(benchmark::State& state) {
+  Result<inspect::ETDump> d = inspect::read_etdump(dump_bytes());
+  if (!d.ok()) {
+    state.SkipWithError(d.error().message());
+    return;
+  }
+  for (auto _ : state) {
+    Result<inspect::Trace> t = inspect::build_trace(*d, "bench.etdump");
+    benchmark::DoNotOptimize(t);
+  }
+  state.SetItemsProcessed(state.iterations() * kEvents);
+}
+BENCHMARK(BM_BuildTrace)->Unit(benchmark::kMillisecond);
+
+void BM_ComputeStats(benchmark::State& state) {
+  Result<inspect::Trace> t = inspect::build_trace(*inspect::read_etdump(dump_bytes()), "b");
+  inspect::EventSelection selection;
+  const std::vector<inspect::TraceSelection> sources = {{&*t, *inspect::select_events(*t, selection)}};
+  for (auto _ : state) {
+    auto stats = inspect::compute_stats(sources, inspect::GroupBy::Name, inspect::SortKey::Total);
+    inspect::Table summary =
+        inspect::operator_summary_table(sources, inspect::TimeUnit::Ms, "summary");
+    benchmark::DoNotOptimize(stats);
+    benchmark::DoNotOptimize(summary);
+  }
+  state.SetItemsProcessed(state.iterations() * kEvents);
+}
+BENCHMARK(BM_ComputeStats)->Unit(benchmark::kMillisecond);
+
+// The whole `stats` path: read, join, select, statistics by name and the operator summary.
+void BM_StatsPipeline(benchmark::State& state) {
+  const std::vector<uint8_t>& bytes = dump_bytes();
+  size_t peak_over_dump_permille = 0;
+  for (auto _ : state) {
+    const size_t base = g_live.load();
+    g_peak.store(base);
+    Result<inspect::ETDump> d = inspect::read_etdump(bytes);
+    if (!d.ok()) {
+      state.SkipWithError(d.error().message());
+      break;
+    }
+    Result<inspect::Trace> t = inspect::build_trace(*d, "bench.etdump");
+    if (!t.ok()) {
+      state.SkipWithError(t.error().message());
+      break;
+    }
+    *d = inspect::ETDump();  // as the tool does: the model is not needed once joined
+    inspect::EventSelection selection;
+    selection.include_load = false;
+    Result<std::vector<size_t>> sel = inspect::select_events(*t, selection);
+    const std::vector<inspect::TraceSelection> sources = {{&*t, std::move(*sel)}};
+    auto stats = inspect::compute_stats(sources, inspect::GroupBy::Name, inspect::SortKey::Total);
+    inspect::Table summary =
+        inspect::operator_summary_table(sources, inspect::TimeUnit::Ms, "summary");
+    benchmark::DoNotOptimize(stats);
+    benchmark::DoNotOptimize(summary);
+    peak_over_dump_permille = (g_peak.load() - base) * 1000 / bytes.size();
+  }
+  state.SetItemsProcessed(state.iterations() * kEvents);
+  state.counters["dump_MB"] = static_cast<double>(dump_bytes().size()) / 1e6;
+  state.counters["peak_heap_x_dump"] = static_cast<double>(peak_over_dump_permille) / 1000;
+}
+BENCHMARK(BM_StatsPipeline)->Unit(benchmark::kMillisecond);
+
+}  // namespace
