@@ -31,8 +31,29 @@ void add_jobs_flag(CLI::App& cmd, DumpOptions& options) {
 bool load_dumps(const std::vector<std::string>& paths, unsigned jobs,
                 std::vector<inspect::Trace>& traces, int& exit_code) {
   std::vector<Result<inspect::Trace>> results(paths.size(), Error(ErrorCode::Internal, "not read"));
+  // "-" is stdin, read here (once) so that the workers only parse.
+  std::vector<uint8_t> stdin_bytes;
+  size_t stdin_uses = 0;
+  for (const std::string& p : paths) stdin_uses += p == "-" ? 1 : 0;
+  if (stdin_uses > 1) {
+    print_error(kEtdumpInspect, "stdin (-) can be given only once");
+    exit_code = kExitUsage;
+    return false;
+  }
+  if (stdin_uses == 1) {
+    std::vector<char> chunk(size_t{1} << 16);
+    for (size_t n; (n = std::fread(chunk.data(), 1, chunk.size(), stdin)) > 0;) {
+      stdin_bytes.insert(stdin_bytes.end(), chunk.begin(), chunk.begin() + static_cast<long>(n));
+    }
+  }
+  auto load = [&](const std::string& path) -> Result<inspect::Trace> {
+    if (path != "-") return inspect::load_trace(path);
+    Result<inspect::ETDump> dump = inspect::read_etdump(stdin_bytes);
+    if (!dump.ok()) return dump.error().with_context("-");
+    return inspect::build_trace(*dump, "-");
+  };
   auto work = [&](size_t first, size_t step) {
-    for (size_t i = first; i < paths.size(); i += step) results[i] = inspect::load_trace(paths[i]);
+    for (size_t i = first; i < paths.size(); i += step) results[i] = load(paths[i]);
   };
   const size_t threads = std::min<size_t>(jobs, paths.size());
   if (threads <= 1) {

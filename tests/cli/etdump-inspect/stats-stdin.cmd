@@ -1,0 +1,1 @@
+etdump-inspect stats - --time-unit us < $FIXTURES/etdump/et-tutorial-cnn.etdp
