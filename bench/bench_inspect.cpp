@@ -157,12 +157,12 @@ void BM_StatsPipeline(benchmark::State& state) {
       state.SkipWithError(d.error().message());
       break;
     }
-    Result<inspect::Trace> t = inspect::build_trace(*d, "bench.etdump");
+    // As load_trace does: the dump's events are freed block by block as they are joined.
+    Result<inspect::Trace> t = inspect::build_trace(std::move(*d), "bench.etdump");
     if (!t.ok()) {
       state.SkipWithError(t.error().message());
       break;
     }
-    *d = inspect::ETDump();  // as the tool does: the model is not needed once joined
     inspect::EventSelection selection;
     selection.include_load = false;
     Result<std::vector<size_t>> sel = inspect::select_events(*t, selection);

@@ -71,7 +71,11 @@ Result<std::pair<uint64_t, uint64_t>> span_of(const ProfileEvent& e) {
 
 }  // namespace
 
-Result<Trace> build_trace(const ETDump& dump, const std::string& path) {
+namespace {
+
+// The join. With `consume`, each block's events are freed once joined, so that the dump and the
+// trace are never both whole in memory; otherwise `dump` is only read.
+Result<Trace> join(ETDump& dump, const std::string& path, bool consume) {
   Trace trace;
   trace.path = path;
   if (auto it = dump.metadata.find("ticks_per_second"); it != dump.metadata.end()) {
@@ -88,12 +92,7 @@ Result<Trace> build_trace(const ETDump& dump, const std::string& path) {
   }
   const double ns_per_tick = 1e9 / trace.ticks_per_second;
 
-  // Raw spans first, to find the dump's first start.
-  struct Raw {
-    uint64_t start;
-    uint64_t elapsed;
-  };
-  std::vector<std::vector<Raw>> raw(dump.blocks.size());
+  // A first pass checks every span and finds the dump's first start.
   uint64_t first_start = std::numeric_limits<uint64_t>::max();
   for (size_t b = 0; b < dump.blocks.size(); ++b) {
     const RunBlock& block = dump.blocks[b];
@@ -104,7 +103,6 @@ Result<Trace> build_trace(const ETDump& dump, const std::string& path) {
       // The file position counts the metadata block only when it precedes this one; etkit
       // writes it last, so block indices are file indices.
       if (!span.ok()) return span.error().with_context("%s: run %zu event %zu", path.c_str(), b, i);
-      raw[b].push_back({span->first, span->second});
       first_start = std::min(first_start, span->first);
     }
   }
@@ -121,7 +119,6 @@ Result<Trace> build_trace(const ETDump& dump, const std::string& path) {
     std::vector<TraceEvent> events;
     std::vector<uint64_t> raw_start;
     std::vector<uint64_t> raw_end;
-    size_t k = 0;
     for (size_t i = 0; i < block.events.size(); ++i) {
       const Event& e = block.events[i];
       if (e.kind != Event::Kind::Profile) continue;
@@ -138,11 +135,11 @@ Result<Trace> build_trace(const ETDump& dump, const std::string& path) {
       }
       te.delegate = !te.delegate_id.empty();
       te.name = p.name.empty() ? te.delegate_id : p.name;
-      te.start_ns = static_cast<double>(raw[b][k].start - first_start) * ns_per_tick;
-      te.duration_ns = static_cast<double>(raw[b][k].elapsed) * ns_per_tick;
-      raw_start.push_back(raw[b][k].start);
-      raw_end.push_back(raw[b][k].start + raw[b][k].elapsed);
-      ++k;
+      const std::pair<uint64_t, uint64_t> span = *span_of(p);  // checked above
+      te.start_ns = static_cast<double>(span.first - first_start) * ns_per_tick;
+      te.duration_ns = static_cast<double>(span.second) * ns_per_tick;
+      raw_start.push_back(span.first);
+      raw_end.push_back(span.first + span.second);
       events.push_back(std::move(te));
     }
 
@@ -234,13 +231,25 @@ Result<Trace> build_trace(const ETDump& dump, const std::string& path) {
       }
     }
     trace.blocks.push_back(std::move(tb));
+    if (consume) std::vector<Event>().swap(dump.blocks[b].events);
   }
   return trace;
 }
 
+}  // namespace
+
+Result<Trace> build_trace(const ETDump& dump, const std::string& path) {
+  // join() only writes to the dump when it consumes it.
+  return join(const_cast<ETDump&>(dump), path, false);
+}
+
+Result<Trace> build_trace(ETDump&& dump, const std::string& path) {
+  return join(dump, path, true);
+}
+
 Result<Trace> load_trace(const std::string& path) {
   ETKIT_ASSIGN_OR_RETURN(ETDump dump, read_etdump_file(path));
-  return build_trace(dump, path);
+  return build_trace(std::move(dump), path);
 }
 
 Error name_operators(Trace& trace, const Program& program) {

@@ -96,6 +96,21 @@ TEST_CASE("trace: nesting, self time and operators") {
   CHECK(t.events[3].index == 3);
 }
 
+TEST_CASE("trace: joining a dump by move gives the same trace and frees its events") {
+  ETDump dump;
+  dump.blocks = {execution("forward", 100), execution("forward", 200)};
+  const Trace copy = build_ok(dump);
+  Result<Trace> moved = build_trace(std::move(dump), "x.etdump");
+  REQUIRE(moved.ok());
+  REQUIRE(moved->events.size() == copy.events.size());
+  for (size_t i = 0; i < copy.events.size(); ++i) {
+    CHECK(moved->events[i].name == copy.events[i].name);
+    CHECK(moved->events[i].self_ns == copy.events[i].self_ns);
+    CHECK(moved->events[i].parent == copy.events[i].parent);
+  }
+  CHECK(dump.blocks[1].events.empty());  // NOLINT(bugprone-use-after-move): documented state
+}
+
 TEST_CASE("trace: equal intervals nest the earlier-written event in the later one") {
   ETDump dump;
   RunBlock b;
