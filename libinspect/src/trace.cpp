@@ -107,6 +107,7 @@ Result<Trace> join(ETDump& dump, const std::string& path, bool consume) {
     }
   }
 
+  trace.blocks.reserve(dump.blocks.size());
   std::map<std::string, uint32_t> executions;  // method -> execution blocks seen
   for (size_t b = 0; b < dump.blocks.size(); ++b) {
     const RunBlock& block = dump.blocks[b];
@@ -119,6 +120,9 @@ Result<Trace> join(ETDump& dump, const std::string& path, bool consume) {
     std::vector<TraceEvent> events;
     std::vector<uint64_t> raw_start;
     std::vector<uint64_t> raw_end;
+    events.reserve(block.events.size());
+    raw_start.reserve(block.events.size());
+    raw_end.reserve(block.events.size());
     for (size_t i = 0; i < block.events.size(); ++i) {
       const Event& e = block.events[i];
       if (e.kind != Event::Kind::Profile) continue;
