@@ -6,6 +6,9 @@
 //
 //   cmake -S . -B build-bench -DETKIT_BUILD_BENCH=ON -DCMAKE_BUILD_TYPE=Release
 //   cmake --build build-bench --target etkit_bench_inspect && build-bench/bin/etkit_bench_inspect
+//
+// With ETKIT_BENCH_INSPECT_DUMP=FILE the generated dump is also written to FILE, e.g. for
+//   /usr/bin/time -v build-bench/bin/etdump-inspect stats FILE
 
 #include <benchmark/benchmark.h>
 #include <malloc.h>
@@ -98,7 +101,15 @@ const std::vector<uint8_t>& dump_bytes() {
       w.end_profiling(method);
     }
     if (w.dropped_events() != 0) std::fprintf(stderr, "bench_inspect: events dropped\n");
-    return w.serialize();
+    std::vector<uint8_t> out = w.serialize();
+    // ETKIT_BENCH_INSPECT_DUMP=FILE also writes the dump, to time the tool itself on it.
+    if (const char* path = std::getenv("ETKIT_BENCH_INSPECT_DUMP")) {
+      if (std::FILE* f = std::fopen(path, "wb")) {
+        std::fwrite(out.data(), 1, out.size(), f);
+        std::fclose(f);
+      }
+    }
+    return out;
   }();
   return bytes;
 }
