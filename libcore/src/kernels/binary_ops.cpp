@@ -48,16 +48,7 @@ bool prepare_binary(KernelContext& ctx, std::span<EValue*> args, size_t out_inde
   if (b->other == nullptr) return false;
   b->out = tensor_arg(ctx, args, out_index, "out");
   if (b->out == nullptr) return false;
-  if (!check_computed_dtype(ctx, *b->self, "self") ||
-      !check_computed_dtype(ctx, *b->other, "other") ||
-      !check_computed_dtype(ctx, *b->out, "out")) {
-    return false;
-  }
-  ResultType rt;
-  rt.add_tensor(*b->self);
-  rt.add_tensor(*b->other);
-  if (!pointwise::result_dtype(ctx, rt, "self and other", &b->common)) return false;
-  return true;
+  return pointwise::promote_tensors(ctx, *b->self, *b->other, *b->out, &b->common);
 }
 
 bool finish_binary(KernelContext& ctx, BinaryArgs* b) {

@@ -75,15 +75,8 @@ void compare_tensor(KernelContext& ctx, std::span<EValue*> args, Cmp cmp) {
   if (other == nullptr) return;
   Tensor* out = tensor_arg(ctx, args, 2, "out");
   if (out == nullptr) return;
-  if (!check_computed_dtype(ctx, *self, "self") || !check_computed_dtype(ctx, *other, "other") ||
-      !check_computed_dtype(ctx, *out, "out")) {
-    return;
-  }
-  ResultType rt;
-  rt.add_tensor(*self);
-  rt.add_tensor(*other);
   ScalarType compute;
-  if (!pointwise::result_dtype(ctx, rt, "self and other", &compute)) return;
+  if (!pointwise::promote_tensors(ctx, *self, *other, *out, &compute)) return;
   Shape shape;
   if (!broadcast_shapes(ctx, *self, "self", *other, "other", &shape)) return;
   if (!resize_out(ctx, *out, shape.span())) return;

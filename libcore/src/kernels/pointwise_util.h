@@ -173,6 +173,20 @@ inline bool result_dtype(KernelContext& ctx, const ResultType& rt, const char* i
   return true;
 }
 
+/// The tensor-tensor prelude of binary pointwise kernels: self, other and out must have dtypes
+/// the kernels compute with, and self and other must promote; `*common` is their result dtype.
+inline bool promote_tensors(KernelContext& ctx, const Tensor& self, const Tensor& other,
+                            const Tensor& out, ScalarType* common) {
+  if (!check_computed_dtype(ctx, self, "self") || !check_computed_dtype(ctx, other, "other") ||
+      !check_computed_dtype(ctx, out, "out")) {
+    return false;
+  }
+  ResultType rt;
+  rt.add_tensor(self);
+  rt.add_tensor(other);
+  return result_dtype(ctx, rt, "self and other", common);
+}
+
 /// Fails (InvalidType) unless `out` has `expected`, the promoted dtype of `inputs`.
 inline bool check_promoted_out(KernelContext& ctx, const Tensor& out, ScalarType expected,
                                const char* inputs) {

@@ -28,15 +28,8 @@ void where_self_out(KernelContext& ctx, std::span<EValue*> args) {
              scalar_type_name(cond->dtype()));
     return;
   }
-  if (!check_computed_dtype(ctx, *self, "self") || !check_computed_dtype(ctx, *other, "other") ||
-      !check_computed_dtype(ctx, *out, "out")) {
-    return;
-  }
-  ResultType rt;
-  rt.add_tensor(*self);
-  rt.add_tensor(*other);
   ScalarType common;
-  if (!pointwise::result_dtype(ctx, rt, "self and other", &common)) return;
+  if (!pointwise::promote_tensors(ctx, *self, *other, *out, &common)) return;
   if (!pointwise::check_promoted_out(ctx, *out, common, "self and other")) return;
   Shape shape;
   if (!pointwise::broadcast_all<3>(ctx, {cond, self, other}, {"condition", "self", "other"},
