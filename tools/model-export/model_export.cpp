@@ -6,6 +6,7 @@
 #include <iterator>
 #include <string>
 
+#include "etkit/export/debug_map_export.h"
 #include "etkit/export/exporter.h"
 #include "etkit/export/model.h"
 #include "etkit/export/operator_schema.h"
@@ -113,14 +114,29 @@ int model_export_main(int argc, char** argv) {
   }
   if (check_only) return kExitOk;
 
+  // The debug map goes beside the program unless asked otherwise (none for a program on
+  // stdout without --debug-map).
+  if (debug_map.empty() && !no_debug_map && output != "-") debug_map = debug_map_path_for(output);
+  std::string map_text;
+  if (!debug_map.empty()) {
+    const size_t slash = output.find_last_of('/');
+    const std::string program_name =
+        output == "-" ? std::string() : output.substr(slash == std::string::npos ? 0 : slash + 1);
+    Result<std::string> text = inspect::write_debug_map(exporter::make_debug_map(*program, program_name));
+    if (!text.ok()) return report(kModelExport, text.error());
+    map_text = std::move(*text);
+  }
   if (output == "-") {
     std::fwrite(program->bytes.data(), 1, program->bytes.size(), stdout);
   } else {
     Error e = write_file_atomic(output, program->bytes);
     if (!e.ok()) return report(kModelExport, e);
   }
-  (void)no_debug_map;
-  (void)debug_map_path_for;
+  if (!debug_map.empty()) {
+    const auto* p = reinterpret_cast<const uint8_t*>(map_text.data());
+    Error e = write_file_atomic(debug_map, std::span<const uint8_t>(p, map_text.size()));
+    if (!e.ok()) return report(kModelExport, e);
+  }
   return kExitOk;
 }
 
