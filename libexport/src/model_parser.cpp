@@ -605,10 +605,10 @@ Error Parser::parse_op(MethodScope& scope, const json& j, const std::string& pat
   auto inferred = infer_output_type(schema, op.args, scope.method->values,
                                     declared_dtype ? &*declared_dtype : nullptr);
   if (!inferred.ok()) {
-    const char* msg = inferred.error().message();
+    const Error err = inferred.error();  // error() returns a copy: keep it alive
+    const char* msg = err.message();
     if (std::strncmp(msg, "args[", 5) == 0) {
-      return Error(ErrorCode::InvalidArgument, "%s: %s.%s", source_.c_str(), args_path.c_str(),
-                   msg);
+      return Error(ErrorCode::InvalidArgument, "%s: %s.%s", source_.c_str(), path.c_str(), msg);
     }
     return fail(path, msg);
   }
