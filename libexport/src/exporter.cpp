@@ -434,9 +434,10 @@ std::string format_report(const ExportedProgram& program) {
                            : 100.0 * static_cast<double>(r.planned_bytes) /
                                  static_cast<double>(r.unshared_bytes);
     std::snprintf(line, sizeof line,
-                  "method %s: %zu tensors, planned %" PRIu64 " bytes of %" PRIu64
+                  "method %s: %zu tensor%s, planned %" PRIu64 " bytes of %" PRIu64
                   " unshared (%.1f%%)\n",
-                  r.name.c_str(), r.planned_tensors, r.planned_bytes, r.unshared_bytes, pct);
+                  r.name.c_str(), r.planned_tensors, r.planned_tensors == 1 ? "" : "s",
+                  r.planned_bytes, r.unshared_bytes, pct);
     s += line;
   }
   if (!program.buffers.empty()) {

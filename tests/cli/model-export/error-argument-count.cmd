@@ -1,0 +1,1 @@
+model-export tests/cli/model-export/data/argument_count.json -o $CASE_TMP/x.pte

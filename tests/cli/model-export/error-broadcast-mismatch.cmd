@@ -1,0 +1,1 @@
+model-export tests/cli/model-export/data/broadcast_mismatch.json -o $CASE_TMP/x.pte

@@ -1,0 +1,1 @@
+trace-run $SAMPLES/stateful.pte --call set_cache:tests/cli/model-export/data/cache.npy --call get_cache:zeros --outputs $CASE_TMP/out >/dev/null && cmp tests/cli/model-export/data/cache.npy $CASE_TMP/out/call2_output_0.npy && echo "get_cache returned cache.npy exactly"
