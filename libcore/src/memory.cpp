@@ -29,4 +29,13 @@ Result<uint8_t*> PlannedMemory::locate(uint32_t memory_id, uint64_t offset, uint
   return buffer.data() + offset;
 }
 
+Error PlannedMemory::set_preinitialized(uint32_t memory_id) {
+  if (memory_id == 0 || memory_id > 64) {
+    return Error(ErrorCode::InvalidArgument,
+                 "memory id %u cannot be marked pre-initialised (ids 1..64 can)", memory_id);
+  }
+  preinitialized_ |= uint64_t{1} << (memory_id - 1);
+  return Error();
+}
+
 }  // namespace etkit

@@ -196,7 +196,11 @@ class Loader {
                              memory_.planned_memory->locate(a->memory_id(),
                                                             internal::planned_offset(a), nbytes));
       data = planned;
-      if (!initial.empty()) std::memcpy(planned, initial.data(), initial.size());
+      // A pre-initialised buffer (a shared arena) already holds its initial values, and
+      // possibly state newer than them: never overwrite it.
+      if (!initial.empty() && !memory_.planned_memory->is_preinitialized(a->memory_id())) {
+        std::memcpy(planned, initial.data(), initial.size());
+      }
     } else if (external || t->data_buffer_idx() > 0) {
       // Constants point into the program's (read-only) bytes; kernels never write their inputs.
       data = const_cast<uint8_t*>(initial.data());

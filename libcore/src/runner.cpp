@@ -1,8 +1,11 @@
 #include "etkit/core/runner.h"
 
+#include <algorithm>
 #include <cinttypes>
 #include <cstdlib>
 #include <optional>
+
+#include "etkit/core/shared_memory.h"
 
 namespace etkit {
 
@@ -77,6 +80,21 @@ Buffer zeroed_buffer(size_t bytes) {
   return Buffer(static_cast<uint8_t*>(std::calloc(bytes == 0 ? 1 : bytes, 1)));
 }
 
+// The shared arena backing memory id `id` of method `name`, if the manager shares that id.
+Result<std::optional<std::span<uint8_t>>> shared_buffer(SharedMemoryManager& shared,
+                                                       std::string_view name, size_t id,
+                                                       size_t size) {
+  const std::span<const uint32_t> ids = shared.memory_ids();
+  if (std::find(ids.begin(), ids.end(), id) == ids.end()) return std::optional<std::span<uint8_t>>();
+  const std::span<uint8_t> arena = shared.arena(static_cast<uint32_t>(id));
+  if (size > arena.size()) {
+    return Error(ErrorCode::InvalidArgument,
+                 "method '%.*s': memory id %zu plans %zu bytes, its shared arena has %zu",
+                 static_cast<int>(name.size()), name.data(), id, size, arena.size());
+  }
+  return std::optional<std::span<uint8_t>>(arena.first(size));
+}
+
 }  // namespace
 
 struct LoadedMethod::Impl {
@@ -114,8 +132,18 @@ Result<LoadedMethod> LoadedMethod::load(const Program& program, std::string_view
   }
   auto impl = std::make_unique<Impl>();
   impl->planned_bytes = planned;
+  std::vector<uint32_t> shared_ids;
   for (size_t i = 0; i < meta.num_planned_buffers(); ++i) {
     const size_t size = static_cast<size_t>(meta.planned_buffer_size(i));
+    if (options.shared_memory != nullptr) {
+      ETKIT_ASSIGN_OR_RETURN(std::optional<std::span<uint8_t>> arena,
+                             shared_buffer(*options.shared_memory, name, i + 1, size));
+      if (arena) {
+        impl->planned_spans.push_back(*arena);
+        shared_ids.push_back(static_cast<uint32_t>(i + 1));
+        continue;
+      }
+    }
     Buffer b = zeroed_buffer(size);
     if (b == nullptr) {
       return Error(ErrorCode::OutOfMemory, "cannot allocate planned buffer %zu of %zu bytes", i + 1,
@@ -134,6 +162,7 @@ Result<LoadedMethod> LoadedMethod::load(const Program& program, std::string_view
   impl->method_allocator = MemoryAllocator({impl->method_memory.get(), method_bytes});
   impl->temp_allocator = MemoryAllocator({impl->temp_memory.get(), options.temp_bytes});
   impl->planned_memory = PlannedMemory(impl->planned_spans);
+  for (uint32_t id : shared_ids) ETKIT_TRY(impl->planned_memory.set_preinitialized(id));
   impl->manager = {&impl->method_allocator, &impl->planned_memory, &impl->temp_allocator};
 
   static const BackendRegistry kNoBackends;

@@ -70,8 +70,18 @@ class PlannedMemory {
   /// `InvalidProgram` if the id or the range is outside the buffers.
   Result<uint8_t*> locate(uint32_t memory_id, uint64_t offset, uint64_t size) const;
 
+  /// Marks the buffer of `memory_id` as already holding the initial values of the tensors
+  /// planned in it (a shared arena, written once by its owner, see shared_memory.h): method load
+  /// then binds those tensors without copying their initial values again. Ids 1..64 can be
+  /// marked. Errors: `InvalidArgument` for another id.
+  Error set_preinitialized(uint32_t memory_id);
+  bool is_preinitialized(uint32_t memory_id) const {
+    return memory_id >= 1 && memory_id <= 64 && (preinitialized_ >> (memory_id - 1) & 1) != 0;
+  }
+
  private:
   std::span<const std::span<uint8_t>> buffers_;
+  uint64_t preinitialized_ = 0;  ///< Bit k: memory id k + 1.
 };
 
 /// What a method needs to load and run: an allocator for its own structures (values, tensor

@@ -20,6 +20,8 @@
 
 namespace etkit {
 
+class SharedMemoryManager;
+
 /// Limits and registries for loading methods.
 struct RunnerOptions {
   /// Largest total of planned buffers a method may ask for; larger plans fail before allocating.
@@ -32,6 +34,10 @@ struct RunnerOptions {
   const BackendRegistry* backends = nullptr;
   /// Tracer to attach to loaded methods (loading and every execution are recorded); not owned.
   EventTracer* tracer = nullptr;
+  /// Shared state of the program (shared_memory.h): the memory ids it shares are backed by its
+  /// arenas, pre-initialised, instead of the method's own buffers. Null: nothing is shared.
+  /// Not owned; must come from the same program and outlive the loaded methods.
+  SharedMemoryManager* shared_memory = nullptr;
 };
 
 /// An opened program file: a `.pte`, or a `.bpte` with its embedded program. Movable.
