@@ -12,11 +12,24 @@ inspect::DebugMap make_debug_map(const ExportedProgram& program, const std::stri
       inspect::InstructionEntry e;
       e.chain = 0;
       e.index = static_cast<int32_t>(i);
-      e.kind = inspect::InstructionKind::Kernel;
+      e.kind = r.delegate ? inspect::InstructionKind::Delegate : inspect::InstructionKind::Kernel;
       e.op = r.op;
-      e.debug_handles = {r.debug_handle};
+      e.debug_handles = r.debug_handles;
       m.instructions.push_back(std::move(e));
-      m.nodes[r.debug_handle] = inspect::NodeInfo{r.name, r.op, {}, {}};
+      for (const auto& [handle, node] : r.nodes) {
+        m.nodes[handle] = inspect::NodeInfo{node.first, node.second, {}, {}};
+      }
+      if (r.delegate) {
+        inspect::DelegateEntry d;
+        d.chain = 0;
+        d.instruction = static_cast<int32_t>(i);
+        d.backend = r.op;
+        d.identifier_kind = r.identifier_kind == "string" ? inspect::IdentifierKind::String
+                                                          : inspect::IdentifierKind::Int;
+        d.identifiers = r.identifiers;
+        d.num_outputs = r.num_outputs;
+        m.delegates.push_back(std::move(d));
+      }
     }
   }
   if (!program.buffers.empty()) {

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cinttypes>
 #include <cstring>
+#include <functional>
 #include <map>
 
 #include "etkit/export/memory_plan.h"
@@ -94,16 +95,20 @@ class PlanWriter {
  public:
   PlanWriter(flatbuffers::FlatBufferBuilder& fbb, const Model& model, DataTables& tables,
              const std::vector<BufferPlacement>& arena, uint64_t arena_bytes,
-             const std::vector<uint32_t>& buffer_init_index)
+             const std::vector<uint32_t>& buffer_init_index, const DelegateLowering* lowering,
+             std::vector<std::vector<uint8_t>>* blobs, uint32_t first_blob_segment)
       : fbb_(fbb),
         model_(model),
         tables_(tables),
         arena_(arena),
         arena_bytes_(arena_bytes),
-        buffer_init_index_(buffer_init_index) {}
+        buffer_init_index_(buffer_init_index),
+        lowering_(lowering),
+        blobs_(blobs),
+        first_blob_segment_(first_blob_segment) {}
 
-  flatbuffers::Offset<fb::ExecutionPlan> write(const Method& m, MethodReport* report,
-                                               std::vector<InstructionRecord>* records);
+  Result<flatbuffers::Offset<fb::ExecutionPlan>> write(const Method& m, MethodReport* report,
+                                                       std::vector<InstructionRecord>* records);
 
  private:
   int32_t add_value(fb::KernelTypes type, flatbuffers::Offset<void> val) {
@@ -119,8 +124,20 @@ class PlanWriter {
   const std::vector<BufferPlacement>& arena_;
   uint64_t arena_bytes_;
   const std::vector<uint32_t>& buffer_init_index_;
+  const DelegateLowering* lowering_;
+  std::vector<std::vector<uint8_t>>* blobs_;
+  uint32_t first_blob_segment_;
   std::vector<flatbuffers::Offset<fb::EValue>> values_;
 };
+
+void for_each_tensor(const Op& op, const std::function<void(int32_t)>& fn) {
+  for (const Arg& a : op.args) {
+    if (a.kind == Arg::Kind::Tensor) fn(a.tensor);
+    for (int32_t t : a.tensors) {
+      if (t >= 0) fn(t);
+    }
+  }
+}
 
 int32_t PlanWriter::add_arg(const Arg& a) {
   switch (a.kind) {
@@ -158,21 +175,25 @@ int32_t PlanWriter::add_arg(const Arg& a) {
   return -1;
 }
 
-flatbuffers::Offset<fb::ExecutionPlan> PlanWriter::write(const Method& m, MethodReport* report,
-                                                         std::vector<InstructionRecord>* records) {
+Result<flatbuffers::Offset<fb::ExecutionPlan>> PlanWriter::write(
+    const Method& m, MethodReport* report, std::vector<InstructionRecord>* records) {
   const auto num_ops = static_cast<int32_t>(m.ops.size());
+
+  // The position of each op in time: the ops of a delegate region all run in one call, at the
+  // region's first position, so its inputs and outputs are alive together.
+  std::vector<int32_t> pos(m.ops.size());
+  for (size_t k = 0; k < m.ops.size(); ++k) {
+    const bool same_region = k > 0 && !m.ops[k].delegate.empty() &&
+                             m.ops[k].delegate == m.ops[k - 1].delegate;
+    pos[k] = same_region ? pos[k - 1] : static_cast<int32_t>(k);
+  }
 
   // Lifetimes of the tensors planned in memory id 1: inputs and op results.
   std::vector<size_t> planned;  // value indices
   std::vector<PlanItem> items;
   std::vector<int32_t> last_use(m.values.size(), -1);
   for (size_t k = 0; k < m.ops.size(); ++k) {
-    for (const Arg& a : m.ops[k].args) {
-      if (a.kind == Arg::Kind::Tensor) last_use[static_cast<size_t>(a.tensor)] = static_cast<int32_t>(k);
-      for (int32_t t : a.tensors) {
-        if (t >= 0) last_use[static_cast<size_t>(t)] = static_cast<int32_t>(k);
-      }
-    }
+    for_each_tensor(m.ops[k], [&](int32_t t) { last_use[static_cast<size_t>(t)] = pos[k]; });
   }
   for (int32_t o : m.outputs) last_use[static_cast<size_t>(o)] = num_ops;
   for (size_t v = 0; v < m.values.size(); ++v) {
@@ -180,7 +201,7 @@ flatbuffers::Offset<fb::ExecutionPlan> PlanWriter::write(const Method& m, Method
     if (value.kind != ValueKind::Input && value.kind != ValueKind::Result) continue;
     PlanItem item;
     item.size = value.type.nbytes();
-    item.first = value.kind == ValueKind::Input ? -1 : value.def_op;
+    item.first = value.kind == ValueKind::Input ? -1 : pos[static_cast<size_t>(value.def_op)];
     item.last = std::max(item.first, last_use[v]);
     planned.push_back(v);
     items.push_back(item);
@@ -229,21 +250,91 @@ flatbuffers::Offset<fb::ExecutionPlan> PlanWriter::write(const Method& m, Method
     add_value(fb::KernelTypes::Tensor, tensor.Union());
   }
 
-  // Operators (de-duplicated by name and overload, in first-use order) and kernel calls.
+  // Operators (de-duplicated by name and overload, in first-use order), kernel calls, and one
+  // delegate call per delegate region.
   std::vector<std::string> op_names;
   std::vector<flatbuffers::Offset<fb::Instruction>> instructions;
-  for (const Op& op : m.ops) {
+  std::vector<flatbuffers::Offset<fb::BackendDelegate>> delegates;
+  for (size_t k = 0; k < m.ops.size();) {
+    const Op& op = m.ops[k];
     const std::string full(op.schema->name);
-    auto it = std::find(op_names.begin(), op_names.end(), full);
-    const auto op_index = static_cast<int32_t>(it - op_names.begin());
-    if (it == op_names.end()) op_names.push_back(full);
-    std::vector<int32_t> args;
-    for (const Arg& a : op.args) args.push_back(add_arg(a));
-    args.push_back(op.out);
-    args.push_back(op.out);  // the return slot
-    auto call = fb::CreateKernelCallDirect(fbb_, op_index, &args);
-    instructions.push_back(fb::CreateInstruction(fbb_, fb::InstructionArguments::KernelCall, call.Union()));
-    records->push_back(InstructionRecord{op.debug_handle, full, op.name});
+    if (op.delegate.empty()) {
+      auto it = std::find(op_names.begin(), op_names.end(), full);
+      const auto op_index = static_cast<int32_t>(it - op_names.begin());
+      if (it == op_names.end()) op_names.push_back(full);
+      std::vector<int32_t> args;
+      for (const Arg& a : op.args) args.push_back(add_arg(a));
+      args.push_back(op.out);
+      args.push_back(op.out);  // the return slot
+      auto call = fb::CreateKernelCallDirect(fbb_, op_index, &args);
+      instructions.push_back(
+          fb::CreateInstruction(fbb_, fb::InstructionArguments::KernelCall, call.Union()));
+      InstructionRecord r;
+      r.op = full;
+      r.debug_handles = {op.debug_handle};
+      r.nodes.push_back({op.debug_handle, {op.name, full}});
+      records->push_back(std::move(r));
+      ++k;
+      continue;
+    }
+    size_t end = k;
+    while (end < m.ops.size() && m.ops[end].delegate == op.delegate) ++end;
+    DelegateLowering::Region region;
+    region.model = &model_;
+    region.method = &m;
+    region.group = &model_.delegates.at(op.delegate);
+    std::vector<bool> defined(m.values.size(), false);
+    std::vector<int32_t> written_buffers;
+    for (size_t j = k; j < end; ++j) {
+      region.ops.push_back(j);
+      for_each_tensor(m.ops[j], [&](int32_t t) {
+        if (!defined[static_cast<size_t>(t)] &&
+            std::find(region.inputs.begin(), region.inputs.end(), t) == region.inputs.end()) {
+          region.inputs.push_back(t);
+        }
+      });
+      const auto out = static_cast<size_t>(m.ops[j].out);
+      defined[out] = true;
+      if (m.values[out].kind == ValueKind::Buffer) {
+        if (std::find(written_buffers.begin(), written_buffers.end(), m.ops[j].out) ==
+            written_buffers.end()) {
+          written_buffers.push_back(m.ops[j].out);
+        }
+      } else if (last_use[out] >= static_cast<int32_t>(end)) {
+        region.outputs.push_back(m.ops[j].out);
+      }
+    }
+    region.outputs.insert(region.outputs.end(), written_buffers.begin(), written_buffers.end());
+    Result<DelegateLowering::Lowered> lowered = lowering_->lower(region);
+    if (!lowered.ok()) return lowered.error().with_context("%s", op.path.c_str());
+    const auto segment = static_cast<uint32_t>(first_blob_segment_ + blobs_->size());
+    blobs_->push_back(lowered->processed);
+    std::vector<flatbuffers::Offset<fb::CompileSpec>> specs;
+    for (const auto& [key, value] : lowered->compile_specs) {
+      specs.push_back(fb::CreateCompileSpecDirect(fbb_, key.c_str(), &value));
+    }
+    auto reference = fb::CreateBackendDelegateDataReference(fbb_, fb::DataLocation::SEGMENT, segment);
+    const auto delegate_index = static_cast<int32_t>(delegates.size());
+    delegates.push_back(
+        fb::CreateBackendDelegateDirect(fbb_, region.group->backend.c_str(), reference, &specs));
+    std::vector<int32_t> args = region.inputs;
+    args.insert(args.end(), region.outputs.begin(), region.outputs.end());
+    auto call = fb::CreateDelegateCallDirect(fbb_, delegate_index, &args);
+    instructions.push_back(
+        fb::CreateInstruction(fbb_, fb::InstructionArguments::DelegateCall, call.Union()));
+    InstructionRecord r;
+    r.delegate = true;
+    r.op = region.group->backend;
+    for (size_t j = k; j < end; ++j) {
+      r.debug_handles.push_back(m.ops[j].debug_handle);
+      r.nodes.push_back({m.ops[j].debug_handle,
+                         {m.ops[j].name, std::string(m.ops[j].schema->name)}});
+    }
+    r.identifier_kind = region.group->identifiers;
+    r.identifiers = lowered->identifiers;
+    r.num_outputs = static_cast<uint32_t>(region.outputs.size());
+    records->push_back(std::move(r));
+    k = end;
   }
   std::vector<flatbuffers::Offset<fb::Operator>> operators;
   for (const std::string& full : op_names) {
@@ -255,12 +346,13 @@ flatbuffers::Offset<fb::ExecutionPlan> PlanWriter::write(const Method& m, Method
       fb::CreateChainDirect(fbb_, &empty, &empty, &instructions)};
   std::vector<int64_t> sizes{0, static_cast<int64_t>(plan.total)};
   if (!model_.buffers.empty()) sizes.push_back(static_cast<int64_t>(arena_bytes_));
-  const std::vector<flatbuffers::Offset<fb::BackendDelegate>> delegates;
   const std::string inp = encoded_inputs(m.inputs.size());
   const std::string out = encoded_outputs(m.outputs.size());
   auto meta = fb::CreateContainerMetadataDirect(fbb_, inp.c_str(), out.c_str());
-  return fb::CreateExecutionPlanDirect(fbb_, m.name.c_str(), meta, &values_, &m.inputs,
-                                       &m.outputs, &chains, &operators, &delegates, &sizes);
+  flatbuffers::Offset<fb::ExecutionPlan> written = fb::CreateExecutionPlanDirect(
+      fbb_, m.name.c_str(), meta, &values_, &m.inputs, &m.outputs, &chains, &operators,
+      &delegates, &sizes);
+  return written;
 }
 
 // A method with no inputs and no instructions returning one constant tensor (contracts.md 1).
@@ -297,19 +389,16 @@ void append(std::vector<uint8_t>* out, T v) {
 }  // namespace
 
 Result<ExportedProgram> export_program(const Model& model, const ExportOptions& options) {
-  for (const Method& m : model.methods) {
-    for (const Op& op : m.ops) {
-      if (op.delegate.empty()) continue;
-      if (options.lowering == nullptr) {
+  if (options.lowering == nullptr) {
+    for (const Method& m : model.methods) {
+      for (const Op& op : m.ops) {
+        if (op.delegate.empty()) continue;
         const DelegateGroup& g = model.delegates.at(op.delegate);
         return Error(ErrorCode::NotImplemented,
                      "%s.delegate: delegate lowering is not available yet (group '%s', backend "
                      "'%s'); remove the mark to export the op as a kernel call",
                      op.path.c_str(), g.name.c_str(), g.backend.c_str());
       }
-      // TODO(#7): regions are lowered and written as DelegateCalls through the hook.
-      return Error(ErrorCode::NotImplemented,
-                   "%s.delegate: the exporter does not write delegate calls yet", op.path.c_str());
     }
   }
 
@@ -335,11 +424,15 @@ Result<ExportedProgram> export_program(const Model& model, const ExportOptions& 
 
   flatbuffers::FlatBufferBuilder fbb(4096);
   std::vector<std::pair<std::string, flatbuffers::Offset<fb::ExecutionPlan>>> plans;
+  const bool has_mutable = tables.mutable_offsets_.size() > 1;
+  std::vector<std::vector<uint8_t>> blobs;  // delegate blobs, one segment each
   for (const Method& m : model.methods) {
-    PlanWriter writer(fbb, model, tables, result.buffers, result.arena_bytes, init_index);
+    PlanWriter writer(fbb, model, tables, result.buffers, result.arena_bytes, init_index,
+                      options.lowering, &blobs, has_mutable ? 2 : 1);
     MethodReport report;
     std::vector<InstructionRecord> records;
-    plans.emplace_back(m.name, writer.write(m, &report, &records));
+    ETKIT_ASSIGN_OR_RETURN(auto plan, writer.write(m, &report, &records));
+    plans.emplace_back(m.name, plan);
     result.methods.push_back(report);
     result.instructions.emplace_back(m.name, std::move(records));
   }
@@ -378,10 +471,17 @@ Result<ExportedProgram> export_program(const Model& model, const ExportOptions& 
   segments.push_back(fb::CreateDataSegment(fbb, 0, tables.constants_.size()));
   const uint64_t mutable_offset = align_up(tables.constants_.size(), kSegmentAlignment);
   std::vector<flatbuffers::Offset<fb::SubsegmentOffsets>> mutable_segments;
-  const bool has_mutable = tables.mutable_offsets_.size() > 1;
+  uint64_t segment_end = tables.constants_.size();
   if (has_mutable) {
     segments.push_back(fb::CreateDataSegment(fbb, mutable_offset, tables.mutable_.size()));
     mutable_segments.push_back(fb::CreateSubsegmentOffsetsDirect(fbb, 1, &tables.mutable_offsets_));
+    segment_end = mutable_offset + tables.mutable_.size();
+  }
+  std::vector<uint64_t> blob_offsets;
+  for (const auto& blob : blobs) {
+    blob_offsets.push_back(align_up(segment_end, kSegmentAlignment));
+    segments.push_back(fb::CreateDataSegment(fbb, blob_offsets.back(), blob.size()));
+    segment_end = blob_offsets.back() + blob.size();
   }
   auto constant_segment = fb::CreateSubsegmentOffsetsDirect(fbb, 0, &tables.constant_offsets_);
   const std::vector<flatbuffers::Offset<fb::Buffer>> constant_buffer;
@@ -393,8 +493,7 @@ Result<ExportedProgram> export_program(const Model& model, const ExportOptions& 
 
   const uint8_t* fb_data = fbb.GetBufferPointer();
   const size_t fb_size = fbb.GetSize();
-  const uint64_t segment_data_size =
-      has_mutable ? mutable_offset + tables.mutable_.size() : tables.constants_.size();
+  const uint64_t segment_data_size = segment_end;
   std::vector<uint8_t>& out = result.bytes;
   if (segment_data_size == 0) {
     // No segment bytes: ExecuTorch writes no extended header.
@@ -421,6 +520,10 @@ Result<ExportedProgram> export_program(const Model& model, const ExportOptions& 
   if (has_mutable) {
     out.resize(segment_base + mutable_offset, 0);
     out.insert(out.end(), tables.mutable_.begin(), tables.mutable_.end());
+  }
+  for (size_t i = 0; i < blobs.size(); ++i) {
+    out.resize(segment_base + blob_offsets[i], 0);
+    out.insert(out.end(), blobs[i].begin(), blobs[i].end());
   }
   return result;
 }

@@ -332,3 +332,96 @@ TEST_CASE("exporter: delegate-marked ops are refused until a lowering exists") {
 
 }  // namespace
 }  // namespace etkit::exporter
+
+namespace etkit::exporter {
+namespace {
+
+// A lowering that records the region it was given and returns a fixed blob.
+class FakeLowering : public DelegateLowering {
+ public:
+  mutable Region seen;
+  bool fail = false;
+  Result<Lowered> lower(const Region& region) const override {
+    if (fail) return Error(ErrorCode::NotSupported, "backend cannot lower %zu ops", region.ops.size());
+    seen = region;
+    Lowered l;
+    l.processed = {'B', 'L', 'O', 'B'};
+    l.compile_specs.push_back({"mode", {1, 2}});
+    l.identifiers[int64_t{0}] = {1};
+    l.identifiers[int64_t{1}] = {2};
+    return l;
+  }
+};
+
+const char* kDelegated = R"({"format": "etkit-model", "version": 1,
+  "delegates": {"g": {"backend": "EtkitFusedBackend"}},
+  "methods": [{"name": "f", "inputs": [{"name": "x", "dtype": "float32", "shape": [4]}],
+    "ops": [{"op": "aten::relu.out", "args": ["x"], "name": "r", "delegate": "g"},
+            {"op": "aten::tanh.out", "args": ["r"], "name": "t", "delegate": "g"},
+            {"op": "aten::neg.out", "args": ["t"], "name": "n"}],
+    "outputs": ["n"]}]})";
+
+TEST_CASE("exporter: a lowering turns a delegate region into one DelegateCall") {
+  Result<Model> model = parse_model(kDelegated, "", "t.json");
+  REQUIRE(model.ok());
+  FakeLowering lowering;
+  ExportOptions options;
+  options.lowering = &lowering;
+  Result<ExportedProgram> ours = export_program(*model, options);
+  REQUIRE_MESSAGE(ours.ok(), ours.error().message());
+  const Method& f = model->methods[0];
+  CHECK(lowering.seen.ops == std::vector<size_t>{0, 1});
+  REQUIRE(lowering.seen.inputs.size() == 1);
+  CHECK(f.values[static_cast<size_t>(lowering.seen.inputs[0])].name == "x");
+  REQUIRE(lowering.seen.outputs.size() == 1);
+  CHECK(f.values[static_cast<size_t>(lowering.seen.outputs[0])].name == "t");
+
+  auto p = load(ours->bytes);
+  REQUIRE_MESSAGE(p->program.ok(), p->program.error().message());
+  const fb::ExecutionPlan* plan = plan_named(p->root(), "f");
+  REQUIRE(plan != nullptr);
+  const auto* instructions = plan->chains()->Get(0)->instructions();
+  REQUIRE(instructions->size() == 2);
+  const fb::DelegateCall* call = instructions->Get(0)->instr_args_as_DelegateCall();
+  REQUIRE(call != nullptr);
+  CHECK(call->delegate_index() == 0);
+  CHECK(std::vector<int32_t>(call->args()->begin(), call->args()->end()) ==
+        std::vector<int32_t>{lowering.seen.inputs[0], lowering.seen.outputs[0]});
+  CHECK(instructions->Get(1)->instr_args_as_KernelCall() != nullptr);
+  const fb::BackendDelegate* d = plan->delegates()->Get(0);
+  CHECK(d->id()->str() == "EtkitFusedBackend");
+  CHECK(d->processed()->location() == fb::DataLocation::SEGMENT);
+  CHECK(d->compile_specs()->Get(0)->key()->str() == "mode");
+  Result<std::span<const uint8_t>> blob = p->program->segment_data(d->processed()->index());
+  REQUIRE(blob.ok());
+  CHECK(std::string(blob->begin(), blob->end()) == "BLOB");
+  // The call reads x while it writes t: they must not share memory.
+  const fb::Tensor* x = tensor_at(plan, static_cast<size_t>(lowering.seen.inputs[0]));
+  const fb::Tensor* t = tensor_at(plan, static_cast<size_t>(lowering.seen.outputs[0]));
+  CHECK(x->allocation_info()->memory_offset_low() != t->allocation_info()->memory_offset_low());
+
+  inspect::DebugMap map = make_debug_map(*ours, "d.pte");
+  Result<const inspect::InstructionEntry*> e = map.instruction("f", 0, 0);
+  REQUIRE(e.ok());
+  CHECK((*e)->kind == inspect::InstructionKind::Delegate);
+  CHECK((*e)->debug_handles == std::vector<uint32_t>{1, 2});
+  Result<std::span<const uint32_t>> handles = map.delegate_handles("f", 0, 0, int64_t{1});
+  REQUIRE(handles.ok());
+  CHECK(std::vector<uint32_t>(handles->begin(), handles->end()) == std::vector<uint32_t>{2});
+  CHECK(inspect::write_debug_map(map).ok());
+}
+
+TEST_CASE("exporter: a lowering's error names the region's first op") {
+  Result<Model> model = parse_model(kDelegated, "", "t.json");
+  REQUIRE(model.ok());
+  FakeLowering lowering;
+  lowering.fail = true;
+  ExportOptions options;
+  options.lowering = &lowering;
+  Result<ExportedProgram> ours = export_program(*model, options);
+  REQUIRE_FALSE(ours.ok());
+  CHECK(std::string(ours.error().message()) == "methods.f.ops[0]: backend cannot lower 2 ops");
+}
+
+}  // namespace
+}  // namespace etkit::exporter

@@ -11,36 +11,46 @@
 // writes"). Host code: allocates freely, returns errors as values.
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "etkit/core/result.h"
 #include "etkit/export/model.h"
+#include "etkit/inspect/debug_map.h"
 
 namespace etkit::exporter {
 
-/// The lowering hook for operations marked with `"delegate"` (issue #7). A lowering turns each
-/// region (consecutive ops of one method with the same group) into a backend blob; the exporter
-/// then writes one DelegateCall per region. Until one is passed in `ExportOptions`, marked
-/// operations are an error naming their JSON path.
+/// The lowering hook for operations marked with `"delegate"` (issue #7). Consecutive ops of a
+/// method with the same group form a region; the exporter hands each region to the lowering,
+/// writes the returned blob as a segment, adds a `BackendDelegate` (the group's backend, the
+/// blob by SEGMENT reference, the compile specs) and replaces the region's ops by one
+/// DelegateCall whose args are the region's inputs, then its outputs (value indices), as
+/// ExecuTorch's emitter does. The debug map gets a `delegate` instruction with the handles of
+/// every op of the region and a delegate entry with the identifiers the lowering reports. Values
+/// used only inside a region stay in the value table (planned, unused at run time). Until a
+/// lowering is passed in `ExportOptions`, marked operations are an error naming their JSON path.
 class DelegateLowering {
  public:
   virtual ~DelegateLowering() = default;
 
-  /// One region to lower: the method, the group, and the ops (indices into `method.ops`,
-  /// consecutive), with the values the region reads from outside and those it must produce.
+  /// One region to lower.
   struct Region {
     const Model* model = nullptr;
     const Method* method = nullptr;
     const DelegateGroup* group = nullptr;
-    std::vector<size_t> ops;
-    std::vector<int32_t> inputs;   ///< Value indices read by the region, defined before it.
-    std::vector<int32_t> outputs;  ///< Value indices defined in it and used after it.
+    std::vector<size_t> ops;       ///< Indices into `method->ops`, consecutive.
+    std::vector<int32_t> inputs;   ///< Value indices the region reads that it does not define.
+    std::vector<int32_t> outputs;  ///< Values it defines that are used after it (or are method
+                                   ///< outputs), then buffers it writes.
   };
   /// What the lowering returns for a region.
   struct Lowered {
-    std::vector<uint8_t> processed;  ///< The blob (written as a segment).
+    std::vector<uint8_t> processed;  ///< The backend's blob.
     std::vector<std::pair<std::string, std::vector<uint8_t>>> compile_specs;
+    /// Delegate debug identifier -> debug handles of the region's ops (DelegateMappingBuilder's
+    /// result); of the group's identifier kind.
+    std::map<inspect::DelegateIdentifier, std::vector<uint32_t>> identifiers;
   };
   /// Lowers `region`. Errors are reported with the region's first op path in front.
   virtual Result<Lowered> lower(const Region& region) const = 0;
@@ -73,9 +83,14 @@ struct MethodReport {
 
 /// One instruction, for the debug map.
 struct InstructionRecord {
-  uint32_t debug_handle = 0;
-  std::string op;    ///< "aten::add.out"
-  std::string name;  ///< The operation's name in the description (its output).
+  bool delegate = false;                ///< A DelegateCall (else a kernel call).
+  std::string op;                       ///< "aten::add.out", or the backend id of a delegate call
+  std::vector<uint32_t> debug_handles;  ///< The op's handle, or those of the region's ops.
+  /// Handle -> (the op's name in the description, its operator).
+  std::vector<std::pair<uint32_t, std::pair<std::string, std::string>>> nodes;
+  std::string identifier_kind;          ///< Delegate calls: "int" or "string".
+  std::map<inspect::DelegateIdentifier, std::vector<uint32_t>> identifiers;  ///< Delegate calls.
+  uint32_t num_outputs = 0;             ///< Delegate calls: outputs of the call.
 };
 
 /// A written program and what was decided while writing it.
@@ -93,8 +108,8 @@ inline constexpr const char* kSharedBufferNamesMethod = "et_get_shared_buffer_na
 inline constexpr const char* kSharedBufferPlanMethod = "et_get_shared_buffer_memory_plan";
 
 /// Writes `model` as a program. Errors: `NotImplemented` naming the JSON path of the first
-/// delegate-marked op when no lowering is given; `InvalidArgument` for a plan that does not fit
-/// the format (offsets beyond 64 bits, etc.).
+/// delegate-marked op when no lowering is given; a lowering's error, with the region's first op
+/// path in front.
 Result<ExportedProgram> export_program(const Model& model, const ExportOptions& options = {});
 
 /// The `--report` text: per method, planned bytes against the unshared sum, then the arena.
