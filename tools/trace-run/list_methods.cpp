@@ -1,6 +1,9 @@
 // trace-run --list: each method's inputs and outputs, without running anything.
 
+#include <algorithm>
 #include <cstdio>
+
+#include "etkit/core/shared_memory.h"
 
 #include "etkit/tools/diagnostics.h"
 #include "trace_run.h"
@@ -14,6 +17,44 @@ std::string info_text(const ValueSummary& s) {
     return "tensor " + s.dtype + " " + format_shape(s.shape) + " " + s.dynamism;
   }
   return value_text(s);
+}
+
+// The buffers `method` uses (all when empty): text lines, and JSON objects into `json`.
+std::string shared_buffers(const SharedMemoryManager& shared, const std::string& method,
+                           nlohmann::ordered_json* json) {
+  std::string lines;
+  for (const SharedBufferInfo& b : shared.buffers()) {
+    std::vector<std::string> users;
+    for (const SharedBufferPlacement& p : b.placements) {
+      if (users.empty() || users.back() != p.method) users.push_back(p.method);
+    }
+    if (!method.empty() && std::find(users.begin(), users.end(), method) == users.end()) continue;
+    std::vector<int64_t> shape(b.sizes.begin(), b.sizes.end());
+    const std::string dtype = b.has_layout ? scalar_type_name(b.dtype) : "";
+    lines += "  " + b.name + ": memory id " + std::to_string(b.memory_id) + ", offset " +
+             std::to_string(b.offset) + ", " + std::to_string(b.actual_bytes) + " bytes (" +
+             std::to_string(b.allocated_bytes) + " allocated)";
+    if (b.has_layout) lines += ", " + dtype + " " + format_shape(shape);
+    if (b.has_initial_value) lines += ", initial value";
+    std::string used;
+    for (const std::string& u : users) used += (used.empty() ? "" : ", ") + u;
+    lines += ", used by " + (used.empty() ? std::string("no method") : used) + "\n";
+    nlohmann::ordered_json j;
+    j["name"] = b.name;
+    j["memory_id"] = b.memory_id;
+    j["offset"] = b.offset;
+    j["size"] = b.actual_bytes;
+    j["allocated"] = b.allocated_bytes;
+    if (b.has_layout) {
+      j["dtype"] = dtype;
+      j["shape"] = shape;
+    }
+    j["initial_value"] = b.has_initial_value;
+    j["methods"] = users;
+    json->push_back(j);
+  }
+  if (lines.empty()) return "";
+  return "shared buffers:\n" + lines;
 }
 
 }  // namespace
@@ -64,14 +105,20 @@ int list_methods(const ProgramFile& file, const TraceRunOptions& options) {
                                .message());
     return kExitUsage;
   }
+  // Shared buffers (issue #6), only when the program has some: other listings stay as they were.
+  Result<SharedMemoryManager> shared = SharedMemoryManager::create(program);
+  nlohmann::ordered_json buffers = nlohmann::ordered_json::array();
+  if (shared.ok()) text += shared_buffers(*shared, options.method, &buffers);
   if (options.format == OutputFormat::Json) {
     nlohmann::ordered_json root;
     root["program"] = file.path();
     root["methods"] = methods;
+    if (!buffers.empty()) root["shared_buffers"] = buffers;
     std::printf("%s\n", root.dump(2).c_str());
   } else {
     std::fputs(text.c_str(), stdout);
   }
+  if (!shared.ok()) return report(kTraceRun, shared.error().with_context("%s", file.path().c_str()));
   return kExitOk;
 }
 

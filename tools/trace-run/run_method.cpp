@@ -6,10 +6,9 @@
 #include <chrono>
 #include <cstdio>
 
-#include "etkit/core/input_spec.h"
-#include "etkit/core/npy.h"
 #include "etkit/tools/diagnostics.h"
 #include "etkit/tools/output_file.h"
+#include "method_io.h"
 #include "trace_run.h"
 #include "value_summary.h"
 
@@ -63,39 +62,6 @@ class Progress {
   std::chrono::steady_clock::time_point last_;
 };
 
-Error write_output(const std::string& dir, size_t i, const EValue& value) {
-  const std::string base = dir + "/output_" + std::to_string(i);
-  if (value.is_string()) {
-    const std::string_view s = value.to_string();
-    return write_file_atomic(base + ".txt", {reinterpret_cast<const uint8_t*>(s.data()), s.size()});
-  }
-  HostTensor scalar;
-  const Tensor* t = nullptr;
-  switch (value.tag()) {
-    case Tag::Tensor: t = &value.to_tensor(); break;
-    case Tag::Int:
-      scalar = HostTensor(ScalarType::Long, {});
-      *static_cast<int64_t*>(scalar.data()) = value.to_int();
-      t = &scalar.tensor();
-      break;
-    case Tag::Double:
-      scalar = HostTensor(ScalarType::Double, {});
-      *static_cast<double*>(scalar.data()) = value.to_double();
-      t = &scalar.tensor();
-      break;
-    case Tag::Bool:
-      scalar = HostTensor(ScalarType::Bool, {});
-      *static_cast<uint8_t*>(scalar.data()) = value.to_bool() ? 1 : 0;
-      t = &scalar.tensor();
-      break;
-    default:
-      return Error();  // None and lists: nothing to write.
-  }
-  Result<std::vector<uint8_t>> bytes = encode_npy(*t);
-  if (!bytes.ok()) return bytes.error().with_context("output %zu", i);
-  return write_file_atomic(base + ".npy", *bytes);
-}
-
 double percentile_sorted(const std::vector<double>& sorted, double q) {
   if (sorted.empty()) return 0;
   const double pos = q * static_cast<double>(sorted.size() - 1);
@@ -132,45 +98,14 @@ int run_method(const ProgramFile& file, const TraceRunOptions& options) {
     return report(kTraceRun, e.with_context("%s", file.path().c_str()));
   }
   Method& method = loaded->method();
-  const MethodMeta meta = method.meta();
 
-  if (options.inputs.size() > method.num_inputs()) {
-    print_error(kTraceRun, "method '" + *name + "' takes " + std::to_string(method.num_inputs()) +
-                               " input(s), " + std::to_string(options.inputs.size()) +
-                               " were given");
-    return kExitUsage;
+  MethodInputs method_inputs;
+  if (int code = make_inputs(method, options.inputs, file.path(), &method_inputs); code != kExitOk) {
+    return code;
   }
-  std::vector<InputValue> inputs(method.num_inputs());
-  std::vector<std::string> sources(method.num_inputs(), "default");
-  for (size_t i = 0; i < method.num_inputs(); ++i) {
-    Result<ValueInfo> info = meta.input(i);
-    if (!info.ok()) return report(kTraceRun, info.error().with_context("%s", file.path().c_str()));
-    Result<InputValue> value = Error(ErrorCode::Internal, "unset");
-    if (i < options.inputs.size()) {
-      Result<InputSpec> spec = parse_input_spec(options.inputs[i]);
-      value = spec.ok() ? make_input(*info, *spec) : Result<InputValue>(spec.error());
-      sources[i] = options.inputs[i];
-    } else {
-      value = default_input(*info);
-    }
-    if (!value.ok()) {
-      print_error(kTraceRun, "input " + std::to_string(i) + ": " + value.error().message());
-      return kExitUsage;
-    }
-    inputs[i] = std::move(value).get();
-    if (inputs[i].value.is_tensor() || info->tag == Tag::Tensor) {
-      inputs[i].value = EValue::from_tensor(&inputs[i].tensor.tensor());
-    } else if (info->tag == Tag::String && !inputs[i].string_storage.empty()) {
-      inputs[i].value = EValue::from_string(inputs[i].string_storage);
-    }
-  }
-  auto set_inputs = [&]() -> Error {
-    for (size_t i = 0; i < inputs.size(); ++i) {
-      Error e = method.set_input(i, inputs[i].value);
-      if (!e.ok()) return e;
-    }
-    return Error();
-  };
+  const std::vector<InputValue>& inputs = method_inputs.values;
+  const std::vector<std::string>& sources = method_inputs.sources;
+  auto set_inputs = [&]() -> Error { return method_inputs.set(method); };
   // Inputs are set again before every execution: the plan may reuse input memory.
   if (Error e = set_inputs(); !e.ok()) {
     print_error(kTraceRun, e.message());
@@ -200,7 +135,8 @@ int run_method(const ProgramFile& file, const TraceRunOptions& options) {
   if (!options.outputs_dir.empty()) {
     if (Error e = ensure_directory(options.outputs_dir); !e.ok()) return report(kTraceRun, e);
     for (size_t i = 0; i < method.num_outputs(); ++i) {
-      if (Error e = write_output(options.outputs_dir, i, method.output(i)); !e.ok()) {
+      const std::string base = options.outputs_dir + "/output_" + std::to_string(i);
+      if (Error e = write_value_file(base, i, method.output(i)); !e.ok()) {
         return report(kTraceRun, e);
       }
     }

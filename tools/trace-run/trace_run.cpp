@@ -50,8 +50,14 @@ int trace_run_main(int argc, char** argv, const BackendRegistry* backends) {
   app.add_option("-i,--input", options.inputs,
                  "Input i, once per input in order: FILE.npy, ones, zeros, random[:SEED], or a "
                  "literal for a primitive input (2.0, 3, true)");
+  auto* call = app.add_option(
+      "--call", options.calls,
+      "Call METHOD with inputs (specs as for --input, comma-separated); repeatable: the calls "
+      "run in order over the program's shared state");
+  call->type_name("METHOD[:INPUT,...]");
   app.add_option("--outputs", options.outputs_dir,
-                 "Write output i as DIR/output_<i>.npy (DIR is created if missing)");
+                 "Write output i as DIR/output_<i>.npy, with --call the k-th call's as "
+                 "DIR/call<k>_output_<i>.npy (DIR is created if missing)");
   auto* iterations = app.add_option("--iterations", options.iterations,
                                     "Timed executions (default 1)")
                          ->check(CLI::Range(1, 1000000000));
@@ -153,9 +159,19 @@ int trace_run_main(int argc, char** argv, const BackendRegistry* backends) {
     }
   }
 
+  if (!options.calls.empty()) {
+    for (const char* other : {"--method", "--input", "--list", "--iterations", "--warmup"}) {
+      if (app.count(other) > 0) {
+        print_error(kTraceRun, std::string("--call cannot be combined with ") + other);
+        return kExitUsage;
+      }
+    }
+  }
+
   Result<ProgramFile> file = ProgramFile::open(options.program_path, options.ptd_path);
   if (!file.ok()) return report(kTraceRun, file.error());
   if (options.list) return list_methods(*file, options);
+  if (!options.calls.empty()) return run_calls(*file, options);
   if (file->bundle() != nullptr && options.inputs.empty()) return run_bundle(*file, options);
   return run_method(*file, options);
 }

@@ -23,6 +23,8 @@ struct TraceRunOptions {
   std::string method;  ///< Empty: `forward`, or the only method.
   bool list = false;
   std::vector<std::string> inputs;
+  /// --call METHOD[:INPUT,...], in order (run_calls.cpp); empty: one run of one method.
+  std::vector<std::string> calls;
   std::string outputs_dir;
   int iterations = 1;
   int warmup = 0;
@@ -44,11 +46,13 @@ int finish_tracing(TraceSession& session, const TraceRunOptions& options);
 
 int trace_run_main(int argc, char** argv, const BackendRegistry* backends = nullptr);
 
-/// `--list`: every method's inputs and outputs.
+/// `--list`: every method's inputs and outputs, then the shared buffers (if any).
 int list_methods(const ProgramFile& file, const TraceRunOptions& options);
 /// Runs one method and prints its outputs (and timings).
 int run_method(const ProgramFile& file, const TraceRunOptions& options);
 /// Runs every test case of a bundle and checks its outputs.
 int run_bundle(const ProgramFile& file, const TraceRunOptions& options);
+/// Runs `options.calls` in order over the program's shared state.
+int run_calls(const ProgramFile& file, const TraceRunOptions& options);
 
 }  // namespace etkit::tools

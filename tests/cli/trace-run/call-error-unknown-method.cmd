@@ -1,0 +1,1 @@
+cd $TEST_DATA && trace-run stateful_shared.pte --call decode

@@ -1,0 +1,1 @@
+trace-run $TEST_DATA/stateful_shared.pte --call set_cache --method set_cache

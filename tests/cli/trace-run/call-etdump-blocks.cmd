@@ -1,0 +1,1 @@
+cd $CASE_TMP && trace-run $TEST_DATA/stateful_shared.pte --call set_cache:ones --call get_cache --call get_cache --etdump run.etdump --profile method --log outputs --clock fake && $ETDUMP_JSON run.etdump | grep -E "^      \"name\"|\"val\""

@@ -1,0 +1,1 @@
+trace-run $TEST_DATA/stateful_shared.pte --call set_cache:tests/data/stateful_shared_data.npy --call get_cache:zeros --outputs $CASE_TMP/out && ls $CASE_TMP/out && cmp tests/data/stateful_shared_data.npy $CASE_TMP/out/call2_output_0.npy && echo "call2_output_0.npy == stateful_shared_data.npy"
