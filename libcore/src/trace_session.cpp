@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "etkit/core/file_util.h"
+#include "etkit/core/profiler_controller.h"
 
 namespace etkit {
 
@@ -33,6 +34,7 @@ struct TraceSession::Impl {
   std::optional<FileDataSink> file_sink;
   EventFilter filter;
   std::optional<ETDumpWriter> writer;
+  std::unique_ptr<prof::ProfilingController> profiler;  // null: profiling off
 };
 
 TraceSession::TraceSession(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -40,7 +42,15 @@ TraceSession::TraceSession(TraceSession&&) noexcept = default;
 TraceSession& TraceSession::operator=(TraceSession&&) noexcept = default;
 TraceSession::~TraceSession() = default;
 
-EventTracer& TraceSession::tracer() { return *impl_->writer; }
+EventTracer& TraceSession::tracer() {
+  if (impl_->profiler) return impl_->profiler->tracer();
+  return *impl_->writer;
+}
+
+std::vector<std::string> TraceSession::profiler_warnings() const {
+  if (!impl_->profiler) return {};
+  return impl_->profiler->warnings();
+}
 
 Result<TraceSession> TraceSession::create(const TraceOptions& options) {
   auto impl = std::make_unique<Impl>();
@@ -84,6 +94,13 @@ Result<TraceSession> TraceSession::create(const TraceOptions& options) {
       writer.set_data_sink(&*impl->buffer_sink);
     }
   }
+  if (!options.profilers.empty()) {
+    prof::ProfilerRequest request;
+    request.devices = options.profilers;
+    request.strict = options.strict_profiler;
+    ETKIT_ASSIGN_OR_RETURN(impl->profiler,
+                           prof::ProfilingController::create(request, writer, *impl->clock));
+  }
   return TraceSession(std::move(impl));
 }
 
@@ -98,7 +115,12 @@ Result<TraceSummary> TraceSession::finish() {
     summary.debug_bytes = m.file_sink->valid_bytes();
   }
   // Serializing after closing the file sink marks payloads it lost as missing.
-  const std::vector<uint8_t> dump = m.writer->serialize();
+  std::vector<std::string> metadata;
+  if (m.profiler) {
+    m.profiler->finish();
+    metadata = m.profiler->metadata();
+  }
+  const std::vector<uint8_t> dump = m.writer->serialize(metadata);
   ETKIT_TRY(write_file_atomic(m.options.etdump_path, dump));
   if (m.buffer_sink) {
     summary.debug_path = debug_buffer_path_for(m.options.etdump_path);

@@ -10,6 +10,7 @@
 #include "etkit/core/etdump_writer.h"
 #include "etkit/core/event_filter.h"
 #include "etkit/core/input_spec.h"
+#include "etkit/core/profiler_controller.h"
 #include "etkit/core/runner.h"
 #include "test_support.h"
 
@@ -115,6 +116,42 @@ TEST_CASE("no allocation: traced execution records into caller memory only") {
   CHECK(e.ok());
   CHECK(g_allocations == 0);
   CHECK(writer.num_blocks() == 3);
+  CHECK(writer.dropped_events() == 0);
+}
+
+TEST_CASE("no allocation: a traced run with profiler backends active allocates nothing") {
+  Result<ProgramFile> file = ProgramFile::open(testing::fixture("pte/dnf-training-mutable-data.pte"));
+  REQUIRE(file.ok());
+  std::vector<uint8_t> event_memory(4 << 20);
+  FakeClock clock;
+  ETDumpWriter writer(event_memory, clock);
+  prof::ProfilerRequest request;
+  request.devices = {"cpu", "sim"};
+  auto controller = prof::ProfilingController::create(request, writer, clock);
+  REQUIRE(controller.ok());
+  RunnerOptions options;
+  options.tracer = &(*controller)->tracer();
+  Result<LoadedMethod> m = LoadedMethod::load(file->program(), "forward", options);
+  REQUIRE(m.ok());
+  Method& method = m->method();
+  std::vector<InputValue> inputs(method.num_inputs());
+  for (size_t i = 0; i < method.num_inputs(); ++i) {
+    inputs[i] = std::move(default_input(*method.meta().input(i)).get());
+    inputs[i].value = EValue::from_tensor(&inputs[i].tensor.tensor());
+    REQUIRE(method.set_input(i, inputs[i].value).ok());
+  }
+  REQUIRE(method.execute().ok());
+  g_allocations = 0;
+  g_counting = true;
+  Error e = method.execute();  // sessions start, hear every instruction, stop, align, write
+  g_counting = false;
+  CHECK(e.ok());
+  CHECK(g_allocations == 0);
+  (*controller)->finish();
+  const std::vector<prof::DeviceReport> reports = (*controller)->reports();
+  REQUIRE(reports.size() == 2);
+  CHECK(reports[0].events > 0);
+  CHECK(reports[1].events > 0);
   CHECK(writer.dropped_events() == 0);
 }
 

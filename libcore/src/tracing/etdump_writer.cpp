@@ -438,7 +438,7 @@ struct Serializer {
 
 }  // namespace
 
-std::vector<uint8_t> ETDumpWriter::serialize() const {
+std::vector<uint8_t> ETDumpWriter::serialize(std::span<const std::string> extra_metadata) const {
   uint64_t& lost_payloads = lost_payloads_;
   lost_payloads = 0;
   Serializer s{arena_ == nullptr ? nullptr : arena_->base,
@@ -550,6 +550,9 @@ std::vector<uint8_t> ETDumpWriter::serialize() const {
   };
   std::vector<flatbuffers::Offset<efb::Allocator>> meta;
   for (const std::string& e : entries) meta.push_back(efb::CreateAllocator(fbb, fbb.CreateString(e)));
+  for (const std::string& e : extra_metadata) {
+    meta.push_back(efb::CreateAllocator(fbb, fbb.CreateString(e)));
+  }
   runs.push_back(efb::CreateRunData(fbb, fbb.CreateString("etkit:metadata"), -1,
                                     fbb.CreateVector(meta),
                                     fbb.CreateVector(std::vector<flatbuffers::Offset<efb::Event>>())));

@@ -16,6 +16,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "etkit/core/clock.h"
@@ -38,7 +39,8 @@ class ETDumpWriter final : public EventTracer {
   DataSinkBase* data_sink() const { return sink_; }
 
   /// Serializes everything recorded so far (host code: allocates). The recording is kept.
-  std::vector<uint8_t> serialize() const;
+  /// `extra_metadata` ("key=value" entries, e.g. the profiler's) join the metadata block.
+  std::vector<uint8_t> serialize(std::span<const std::string> extra_metadata = {}) const;
 
   /// Events that did not fit the event memory.
   uint64_t dropped_events() const { return dropped_events_; }

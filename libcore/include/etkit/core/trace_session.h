@@ -32,6 +32,10 @@ struct TraceOptions {
   uint64_t event_memory = uint64_t{16} << 20;
   std::vector<std::string> keep_names, drop_names;
   std::vector<std::pair<int64_t, int64_t>> keep_ranges, drop_ranges;
+  /// Profiler devices to run (profiler_controller.h); empty: profiling off, no backend runs.
+  std::vector<std::string> profilers;
+  /// A profiler device with no backend, or unavailable, is an error instead of a warning.
+  bool strict_profiler = false;
 };
 
 /// What `finish` wrote and what did not fit.
@@ -51,7 +55,8 @@ std::string debug_buffer_path_for(const std::string& etdump_path);
 class TraceSession {
  public:
   /// Sets up the session. Errors: `InvalidArgument` for a bad pattern or range (the message
-  /// names it), `AccessFailed` when the debug output file cannot be created, `OutOfMemory`.
+  /// names it), `AccessFailed` when the debug output file cannot be created, `OutOfMemory`;
+  /// with `strict_profiler`, `NotFound`/`NotSupported` for a missing/unavailable profiler.
   static Result<TraceSession> create(const TraceOptions& options);
   TraceSession(TraceSession&&) noexcept;
   TraceSession& operator=(TraceSession&&) noexcept;
@@ -59,6 +64,8 @@ class TraceSession {
 
   /// The tracer to attach to methods.
   EventTracer& tracer();
+  /// Profiler warnings so far (missing or unavailable devices), each once; also in the dump.
+  std::vector<std::string> profiler_warnings() const;
   /// Serializes the dump and writes it (and the debug buffer) through temporary files renamed
   /// into place. Errors: `AccessFailed` when the dump cannot be written; a failed debug output
   /// is reported in the summary instead (the dump is still written, with those payloads marked
