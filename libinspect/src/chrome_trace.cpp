@@ -4,21 +4,45 @@
 
 #include <cstdint>
 #include <map>
+#include <string_view>
 #include <tuple>
 #include <utility>
 
 namespace etkit::inspect {
 
+namespace {
+
+// A profiler backend's event: a delegate event whose id is `prof:<device>:<event>`
+// (formats/README.md, "Profiler events"). Returns the device, or empty.
+std::string profiler_device(const TraceEvent& e) {
+  constexpr std::string_view prefix = "prof:";
+  if (!e.delegate || e.delegate_id.compare(0, prefix.size(), prefix) != 0) return "";
+  const size_t colon = e.delegate_id.find(':', prefix.size());
+  if (colon == std::string::npos) return "";
+  return std::string(e.delegate_id.substr(prefix.size(), colon - prefix.size()));
+}
+
+bool is_instruction_event(const TraceEvent& e) {
+  return !e.delegate && e.instruction >= 0 &&
+         (e.name == "OPERATOR_CALL" || e.name == "DELEGATE_CALL" || e.name == "MOVE_CALL" ||
+          e.name == "JF_CALL" || e.name == "FREE_CALL");
+}
+
+}  // namespace
+
 std::string chrome_trace_json(const Trace& trace, const std::vector<size_t>& selected) {
   using json = nlohmann::ordered_json;
-  // Tracks in order of first appearance: (method, delegate instruction or -2 for the method).
-  std::map<std::pair<std::string, int32_t>, int64_t> tids;
+  // Tracks in order of first appearance: (method, delegate instruction or -2 for the method,
+  // or -3 with the device for a profiler device's events).
+  std::map<std::tuple<std::string, int32_t, std::string>, int64_t> tids;
   std::vector<std::string> track_names;
-  auto tid_of = [&](const std::string& method, int32_t delegate_instruction) {
-    auto [it, added] = tids.emplace(std::pair{method, delegate_instruction},
+  auto tid_of = [&](const std::string& method, int32_t delegate_instruction,
+                    const std::string& device) {
+    auto [it, added] = tids.emplace(std::tuple{method, delegate_instruction, device},
                                     static_cast<int64_t>(tids.size() + 1));
     if (added) {
-      track_names.push_back(delegate_instruction == -2
+      track_names.push_back(delegate_instruction == -3 ? method + ": device " + device
+                            : delegate_instruction == -2
                                 ? method
                                 : method + ": delegate at instruction " +
                                       std::to_string(delegate_instruction));
@@ -26,15 +50,41 @@ std::string chrome_trace_json(const Trace& trace, const std::vector<size_t>& sel
     return it->second;
   };
 
+  // The selected instruction events, to draw flow arrows from: (block, chain, instruction).
+  std::map<std::tuple<uint32_t, int32_t, int32_t>, size_t> issuers;
+  for (size_t i : selected) {
+    const TraceEvent& e = trace.events[i];
+    if (is_instruction_event(e)) issuers.emplace(std::tuple{e.block, e.chain, e.instruction}, i);
+  }
+
   json events = json::array();
+  json flows = json::array();
+  std::map<size_t, int64_t> event_tids;  // issuing instruction events' tracks
   for (size_t i : selected) {
     const TraceEvent& e = trace.events[i];
     const TraceBlock& b = trace.blocks[e.block];
-    const int64_t tid = tid_of(b.method, e.delegate ? e.instruction : -2);
+    const std::string device = profiler_device(e);
+    const int64_t tid = !device.empty() ? tid_of(b.method, -3, device)
+                                        : tid_of(b.method, e.delegate ? e.instruction : -2, "");
+    if (is_instruction_event(e)) event_tids[i] = tid;
+    if (!device.empty() && e.instruction >= 0) {
+      auto issuer = issuers.find(std::tuple{e.block, e.chain, e.instruction});
+      if (issuer != issuers.end()) {
+        // A flow arrow from the instruction to the device event; ids count from 1.
+        const TraceEvent& from = trace.events[issuer->second];
+        const auto id = static_cast<int64_t>(flows.size() / 2 + 1);
+        flows.push_back({{"name", "issue"}, {"cat", "flow"}, {"ph", "s"}, {"id", id},
+                         {"pid", 1}, {"tid", issuer->second}, {"ts", from.start_ns / 1e3}});
+        flows.push_back({{"name", "issue"}, {"cat", "flow"}, {"ph", "f"}, {"bp", "e"},
+                         {"id", id}, {"pid", 1}, {"tid", tid}, {"ts", e.start_ns / 1e3}});
+      }
+    }
     json ev;
     ev["name"] = e.name;
-    ev["cat"] = e.delegate || e.op == "delegate" ? "delegate" : e.op.empty() ? "framework"
-                                                                              : "operator";
+    ev["cat"] = !device.empty() ? "device"
+                : e.delegate || e.op == "delegate" ? "delegate"
+                : e.op.empty() ? "framework"
+                               : "operator";
     ev["ph"] = "X";
     ev["ts"] = e.start_ns / 1e3;
     ev["dur"] = e.duration_ns / 1e3;
@@ -47,8 +97,14 @@ std::string chrome_trace_json(const Trace& trace, const std::vector<size_t>& sel
     if (e.instruction >= 0) args["instruction"] = e.instruction;
     if (!e.op.empty()) args["op"] = e.op;
     if (!e.delegate_id.empty()) args["delegate_id"] = e.delegate_id;
+    if (!device.empty()) args["device"] = device;
     ev["args"] = std::move(args);
     events.push_back(std::move(ev));
+  }
+  // Flow starts were written with the issuing event's index: now its track.
+  for (json& f : flows) {
+    if (f["ph"] == "s") f["tid"] = event_tids.at(f["tid"].get<size_t>());
+    events.push_back(std::move(f));
   }
   json meta = json::array();
   meta.push_back({{"name", "process_name"}, {"ph", "M"}, {"pid", 1}, {"tid", 0},

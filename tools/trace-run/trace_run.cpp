@@ -5,6 +5,7 @@
 
 #include "etkit/tools/diagnostics.h"
 #include "etkit/tools/size_arg.h"
+#include "profiler_flags.h"
 
 namespace etkit::tools {
 
@@ -97,6 +98,8 @@ int trace_run_main(int argc, char** argv, const BackendRegistry* backends) {
                  "Log only outputs whose index is in [A, B) (A:B, repeatable)");
   app.add_option("--drop-range", drop_ranges,
                  "Do not log outputs whose index is in [A, B) (A:B, repeatable)");
+  ProfilerFlags profiler_flags;
+  add_profiler_flags(app, profiler_flags);
 
   try {
     app.parse(argc, argv);
@@ -167,6 +170,8 @@ int trace_run_main(int argc, char** argv, const BackendRegistry* backends) {
       }
     }
   }
+
+  if (int rc = apply_profiler_flags(profiler_flags, options); rc != kExitOk) return rc;
 
   Result<ProgramFile> file = ProgramFile::open(options.program_path, options.ptd_path);
   if (!file.ok()) return report(kTraceRun, file.error());

@@ -15,9 +15,15 @@ std::unique_ptr<TraceSession> start_tracing(const TraceRunOptions& options, int*
   if (!session.ok()) {
     // Bad patterns and ranges are usage errors; an unwritable debug file is unreadable output.
     print_error(kTraceRun, session.error().message());
-    *exit_code = session.error().code() == ErrorCode::OutOfMemory ? kExitFailure : kExitUsage;
+    // A missing or unavailable profiler device under --strict-profiler is a missing backend.
+    const ErrorCode code = session.error().code();
+    *exit_code = code == ErrorCode::OutOfMemory || code == ErrorCode::NotFound ||
+                         code == ErrorCode::NotSupported
+                     ? kExitFailure
+                     : kExitUsage;
     return nullptr;
   }
+  for (const std::string& warning : session->profiler_warnings()) print_warning(kTraceRun, warning);
   return std::make_unique<TraceSession>(std::move(session).get());
 }
 

@@ -12,6 +12,11 @@
 //   - `cat`: "framework" (no operator), "operator", or "delegate"; `args`: block, kind ("load" or
 //     "execute"), and when present iteration (not for load blocks), instruction, op and
 //     delegate_id;
+//   - profiler events (delegate events with id `prof:<device>:<event>`, formats/README.md) on a
+//     track of their own per method and device ("forward: device sim"), `cat` "device", with
+//     `args.device`; and a flow arrow ("s"/"f" events named "issue", `cat` "flow", ids from 1)
+//     from the instruction event (OPERATOR_CALL, DELEGATE_CALL, ...) that issued each one, when
+//     that event is selected too;
 //   - "M" metadata events naming the process (the dump's path) and each thread, with sort
 //     indices in track order.
 // `otherData` holds `source` (the path) and `ticks_per_second` (null when the dump does not

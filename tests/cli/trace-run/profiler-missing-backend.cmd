@@ -1,0 +1,1 @@
+cd $CASE_TMP && trace-run $SRC/$FIXTURES/pte/et-add.pte --etdump run.etdump --clock fake --profiler cpu,npu && $ETDUMP_JSON run.etdump | grep -E '"name": "profiler\.|"delegate_debug_id_str"' | sort | uniq -c

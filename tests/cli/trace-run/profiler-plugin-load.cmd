@@ -1,0 +1,1 @@
+cd $CASE_TMP && trace-run $SRC/$FIXTURES/pte/et-add.pte --etdump run.etdump --clock fake --profiler-plugin $SAMPLES/profiler-plugin/libetkit_toy_profiler.so --profiler toy --strict-profiler && $ETDUMP_JSON run.etdump | grep -E '"name": "profiler\.|"delegate_debug_id_str"' | sort | uniq -c
