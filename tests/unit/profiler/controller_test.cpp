@@ -11,6 +11,7 @@
 #include "etkit/core/input_spec.h"
 #include "etkit/core/profiler_controller.h"
 #include "etkit/core/profiler_registry.h"
+#include "etkit/core/profiler_sim.h"
 #include "etkit/core/runner.h"
 #include "etkit/inspect/etdump.h"
 #include "profiler_test_util.h"
@@ -266,6 +267,53 @@ TEST_CASE("profiler: device events land in the ETDump in host time, on their ins
       }
     }
   }
+}
+
+TEST_CASE("profiler sim: a delegate reports device steps through SimDevice::active()") {
+  CHECK(SimDevice::active() == nullptr);  // no sim session recording: delegates pay nothing
+  std::vector<uint8_t> memory(1 << 16);
+  FakeClock clock;
+  ETDumpWriter writer(memory, clock);
+  ProfilerRequest request;
+  request.devices = {"sim"};
+  auto controller = ProfilingController::create(request, writer, clock);
+  REQUIRE(controller.ok());
+  EventTracer& tracer = (*controller)->tracer();
+  tracer.create_event_block("forward");
+  CHECK(SimDevice::active() != nullptr);
+  // Instruction 0: a kernel (mirrored); instruction 1: a delegate call that submits two steps.
+  tracer.set_chain_debug_handle(0, 0);
+  TracerEntry k = tracer.start_profiling("OPERATOR_CALL");
+  tracer.end_profiling(k);
+  tracer.set_chain_debug_handle(0, 1);
+  TracerEntry d = tracer.start_profiling("DELEGATE_CALL");
+  SimDevice* dev = SimDevice::active();
+  REQUIRE(dev != nullptr);
+  CHECK(dev->ticks_per_second() == 800'000'000);
+  CHECK(dev->ticks_from_ns(1500) == 1200);
+  dev->submit("fused step 0", dev->ticks_from_ns(1500));
+  dev->submit("fused step 1", dev->ticks_from_ns(500));
+  tracer.end_profiling(d);
+  tracer.set_chain_debug_handle(kUnsetChainId, kUnsetDebugHandle);
+  (*controller)->finish();
+  CHECK(SimDevice::active() == nullptr);
+  Result<inspect::ETDump> dump = inspect::read_etdump(writer.serialize((*controller)->metadata()));
+  REQUIRE(dump.ok());
+  std::vector<const inspect::ProfileEvent*> device;
+  for (const inspect::Event& e : dump->blocks[0].events) {
+    if (e.profile.delegate_debug_id_str.rfind("prof:sim:", 0) == 0) device.push_back(&e.profile);
+  }
+  REQUIRE(device.size() == 3);  // the kernel's mirror, then the two steps (no mirror for them)
+  CHECK(device[0]->delegate_debug_id_str == "prof:sim:OPERATOR_CALL");
+  CHECK(device[0]->instruction_id == 0);
+  CHECK(device[1]->delegate_debug_id_str == "prof:sim:fused step 0");
+  CHECK(device[2]->delegate_debug_id_str == "prof:sim:fused step 1");
+  CHECK(device[1]->instruction_id == 1);
+  CHECK(device[2]->instruction_id == 1);
+  // Queued back to back on the device: 1.5 us then 0.5 us, in host nanoseconds after alignment.
+  CHECK(device[1]->end_time - device[1]->start_time == doctest::Approx(1500).epsilon(0.01));
+  CHECK(device[2]->start_time >= device[1]->end_time - 1);
+  CHECK(device[2]->end_time - device[2]->start_time == doctest::Approx(500).epsilon(0.02));
 }
 
 }  // namespace
