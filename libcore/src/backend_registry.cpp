@@ -1,5 +1,7 @@
 #include "etkit/core/backend.h"
 
+#include "etkit/core/fused_backend.h"
+
 namespace etkit {
 
 Error BackendRegistry::add(const Backend* backend) {
@@ -19,6 +21,15 @@ const Backend* BackendRegistry::find(std::string_view name) const {
     if (backends_[i]->name() == name) return backends_[i];
   }
   return nullptr;
+}
+
+const BackendRegistry& default_backend_registry() {
+  static const BackendRegistry registry = [] {
+    BackendRegistry r;
+    (void)register_fused_backend(r);  // cannot fail: an empty registry, one name
+    return r;
+  }();
+  return registry;
 }
 
 }  // namespace etkit

@@ -165,10 +165,10 @@ Result<LoadedMethod> LoadedMethod::load(const Program& program, std::string_view
   for (uint32_t id : shared_ids) ETKIT_TRY(impl->planned_memory.set_preinitialized(id));
   impl->manager = {&impl->method_allocator, &impl->planned_memory, &impl->temp_allocator};
 
-  static const BackendRegistry kNoBackends;
   const KernelRegistry& kernels =
       options.kernels != nullptr ? *options.kernels : default_kernel_registry();
-  const BackendRegistry& backends = options.backends != nullptr ? *options.backends : kNoBackends;
+  const BackendRegistry& backends =
+      options.backends != nullptr ? *options.backends : default_backend_registry();
   ETKIT_ASSIGN_OR_RETURN(Method method,
                          Method::load(program, name, impl->manager, kernels, backends,
                                       options.tracer));

@@ -80,4 +80,8 @@ class BackendRegistry {
   size_t size_ = 0;
 };
 
+/// The backends etkit ships, registered once: EtkitFusedBackend (fused_backend.h). The runner
+/// uses them when it is given no registry.
+const BackendRegistry& default_backend_registry();
+
 }  // namespace etkit

@@ -30,7 +30,7 @@ struct RunnerOptions {
   size_t temp_bytes = size_t{16} << 20;
   /// Kernels to resolve operators with; null means `default_kernel_registry()`.
   const KernelRegistry* kernels = nullptr;
-  /// Backends for delegates; null means none.
+  /// Backends for delegates; null means `default_backend_registry()` (EtkitFusedBackend).
   const BackendRegistry* backends = nullptr;
   /// Tracer to attach to loaded methods (loading and every execution are recorded); not owned.
   EventTracer* tracer = nullptr;

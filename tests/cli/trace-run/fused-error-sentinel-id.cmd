@@ -1,0 +1,1 @@
+cd $TEST_DATA && trace-run fused_bad_sentinel.pte

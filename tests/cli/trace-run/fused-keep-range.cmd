@@ -1,0 +1,1 @@
+cd $CASE_TMP && trace-run $TEST_DATA/fused_elementwise.pte -i random:1 -i random:2 --etdump run.etdump --log intermediates --clock fake --keep-range 12:15 && etdump-inspect show run.etdump && etdump-inspect values run.etdump

@@ -1,0 +1,1 @@
+cd $CASE_TMP && trace-run $TEST_DATA/fused_mlp.pte -i random:1 --iterations 2 --etdump run.etdump --log intermediates --clock fake > /dev/null && $ETDUMP_JSON run.etdump | tr -d ' \n' | grep -oE '"delegate_debug_id_int":[0-9-]+,"delegate_debug_metadata":\[[0-9,]*\],"start_time":[0-9]+,"end_time":[0-9]+'

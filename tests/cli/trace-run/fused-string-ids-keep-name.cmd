@@ -1,0 +1,1 @@
+cd $CASE_TMP && trace-run $TEST_DATA/fused_elementwise_str_post.pte -i random:1 -i random:2 --etdump run.etdump --log intermediates --clock fake --keep-name 'gelu.*|log' > /dev/null && etdump-inspect show run.etdump && etdump-inspect values run.etdump && $ETDUMP_JSON run.etdump | grep -oE '"delegate_debug_id_(int|str)": [^,]*' | sort | uniq -c
