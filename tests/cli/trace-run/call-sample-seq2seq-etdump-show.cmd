@@ -1,0 +1,1 @@
+cd $CASE_TMP && trace-run $SAMPLES/seq2seq.pte --call encode:random:100 --call decode_step:random:1 --call decode_step:random:2 --etdump run.etdump --profile method --clock fake > /dev/null && etdump-inspect show run.etdump

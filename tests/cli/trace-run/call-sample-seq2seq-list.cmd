@@ -1,0 +1,1 @@
+trace-run $SAMPLES/seq2seq.pte --list --method decode_step

@@ -1,0 +1,1 @@
+trace-run $SAMPLES/seq2seq.pte --call encode:random:100 --call decode_step:random:1 --call decode_step:random:2 --call decode_step:random:3 --call decode_step:random:4 --call decode_step:random:5 --call decode_step:random:6 --call decode_step:random:7 --call decode_step:random:8
