@@ -8,6 +8,7 @@ packages=(
   libcli11-dev                              # command-line parsing in tools
   nlohmann-json3-dev                        # JSON output in tools
   libre2-dev                                # event filters (tracing)
+  zlib1g-dev                                # deflated entries of ETRecord zips
   doctest-dev                               # unit tests
 )
 if [ "${1:-}" = "--bench" ]; then packages+=(libbenchmark-dev libeigen3-dev); fi

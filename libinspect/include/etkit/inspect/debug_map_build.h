@@ -1,0 +1,59 @@
+#pragma once
+
+// Building a program's debug map from several sources (`debugmap-build`).
+//
+// The program gives the skeleton: every instruction of every chain with its kind and operator
+// or backend (`program_debug_map`). Sources add what the program does not know: debug handles
+// per instruction, delegate identifier maps and node names, from ETRecord files
+// (etkit/inspect/etrecord.h), debug maps written by model-export or by hand, and model
+// descriptions. `merge_debug_maps` checks every source against the program (the methods and
+// instructions it names exist; a delegate entry points at a DelegateCall of its backend, so its
+// identifiers can occur) and against the sources before it (the same instruction, delegate
+// call or node described differently is a conflict naming both files). Host code; errors are
+// values.
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "etkit/core/program.h"
+#include "etkit/core/result.h"
+#include "etkit/inspect/debug_map.h"
+
+namespace etkit::inspect {
+
+/// One input of a build.
+struct DebugMapSource {
+  std::string name;  ///< The file, as messages show it.
+  DebugMap map;
+  /// The map's `kernel` kinds are guesses (an ETRecord only says which instructions are
+  /// delegate calls): a `kernel` entry without an operator then matches any instruction that is
+  /// not a delegate call.
+  bool inferred_kinds = false;
+};
+
+/// Every instruction of every method of `program`: chain, index, kind, and the operator of a
+/// kernel call ("aten::add.out") or the backend of a delegate call. No handles, delegates or
+/// nodes; every method is present, even one without instructions. `program_name` becomes the
+/// map's `program`.
+DebugMap program_debug_map(const Program& program, std::string program_name);
+
+/// Merges `sources`, in order, into `base` (a `program_debug_map` of the program named
+/// `program_source` in messages) and returns the sorted, validated result.
+///
+/// Rules: a source's methods and instructions must exist in the program, with the same kind,
+/// operator (when the source names one) and backend; its delegate entries must point at a
+/// DelegateCall of their backend. Handles, delegate entries and nodes already given by an
+/// earlier source must be equal (a node's empty fields are filled in, not compared). After
+/// merging, a delegate call without handles stands for the union of its identifiers' handles,
+/// and every identifier's handles must be among its delegate call's handles.
+///
+/// Errors: `InvalidData`, naming the source and the JSON path of the offending entry
+/// ("b.json: methods.forward.delegates[0]: instruction 0 of chain 0 is a kernel call
+/// (aten::add.out) in the program, not a delegate call: its identifiers cannot occur"), or both
+/// sources for a conflict ("method 'forward', instruction 1 of chain 0: debug handles [2] in
+/// b.json but [3] in a.bin").
+Result<DebugMap> merge_debug_maps(DebugMap base, std::string_view program_source,
+                                  const std::vector<DebugMapSource>& sources);
+
+}  // namespace etkit::inspect

@@ -1,0 +1,287 @@
+#include "etkit/inspect/debug_map_build.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <tuple>
+#include <utility>
+
+#include "etkit/formats/program_generated.h"
+
+namespace etkit::inspect {
+
+namespace {
+
+namespace fb = ::executorch_flatbuffer;
+
+Error fail(const std::string& text) { return Error(ErrorCode::InvalidData, "%s", text.c_str()); }
+
+std::string handles_text(const std::vector<uint32_t>& handles) {
+  std::string s = "[";
+  for (size_t i = 0; i < handles.size(); ++i) s += (i ? ", " : "") + std::to_string(handles[i]);
+  return s + "]";
+}
+
+bool is_plain(std::string_view key) {
+  if (key.empty() || (key[0] >= '0' && key[0] <= '9')) return false;
+  return std::all_of(key.begin(), key.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+  });
+}
+
+std::string method_path(const std::string& method) {
+  return "methods." + (is_plain(method) ? method : "\"" + method + "\"");
+}
+
+// "a kernel call (aten::add.out)", "a delegate call (XnnpackBackend)", "a move".
+std::string describe(const InstructionEntry& e) {
+  switch (e.kind) {
+    case InstructionKind::Kernel: return "a kernel call" + (e.op.empty() ? "" : " (" + e.op + ")");
+    case InstructionKind::Delegate: return "a delegate call (" + e.op + ")";
+    default: return std::string("a ") + instruction_kind_name(e.kind);
+  }
+}
+
+std::string where(const std::string& method, int32_t chain, int32_t index) {
+  return "method '" + method + "', instruction " + std::to_string(index) + " of chain " +
+         std::to_string(chain);
+}
+
+using Key = std::tuple<std::string, int32_t, int32_t>;
+
+// Finds (chain, index) in a sorted instruction list.
+InstructionEntry* find(std::vector<InstructionEntry>& v, int32_t chain, int32_t index) {
+  auto it = std::lower_bound(v.begin(), v.end(), std::pair{chain, index},
+                             [](const InstructionEntry& e, const std::pair<int32_t, int32_t>& k) {
+                               return std::pair{e.chain, e.index} < k;
+                             });
+  return it != v.end() && it->chain == chain && it->index == index ? &*it : nullptr;
+}
+
+// The first difference between two delegate entries of the same call, or empty.
+std::string delegate_difference(const DelegateEntry& a, const DelegateEntry& b) {
+  if (a.identifier_kind != b.identifier_kind) {
+    return std::string("identifier kind ") + identifier_kind_name(a.identifier_kind) + " vs " +
+           identifier_kind_name(b.identifier_kind);
+  }
+  for (const auto& [id, handles] : a.identifiers) {
+    auto it = b.identifiers.find(id);
+    if (it == b.identifiers.end()) return "identifier " + identifier_text(id) + " only in the first";
+    if (it->second != handles) {
+      return "identifier " + identifier_text(id) + ": " + handles_text(handles) + " vs " +
+             handles_text(it->second);
+    }
+  }
+  for (const auto& [id, handles] : b.identifiers) {
+    if (!a.identifiers.count(id)) return "identifier " + identifier_text(id) + " only in the second";
+  }
+  if (a.num_outputs && b.num_outputs && *a.num_outputs != *b.num_outputs) {
+    return "num_outputs " + std::to_string(*a.num_outputs) + " vs " + std::to_string(*b.num_outputs);
+  }
+  return "";
+}
+
+// Merges one node field: fills an empty one, reports a different one.
+Error merge_field(std::string& into, const std::string& from, const char* field, uint32_t handle,
+                  const std::string& method, const std::string& into_source,
+                  const std::string& from_source) {
+  if (from.empty() || into == from) return Error();
+  if (into.empty()) {
+    into = from;
+    return Error();
+  }
+  return fail("method '" + method + "', node " + std::to_string(handle) + ": " + field + " '" +
+              from + "' in " + from_source + " but '" + into + "' in " + into_source);
+}
+
+}  // namespace
+
+DebugMap program_debug_map(const Program& program, std::string program_name) {
+  DebugMap map;
+  map.program = std::move(program_name);
+  const auto* root = static_cast<const fb::Program*>(program.flatbuffer_root());
+  for (size_t m = 0; m < program.num_methods(); ++m) {
+    const std::string name(program.method_name(m));
+    MethodDebugMap& out = map.methods[name];
+    Result<MethodMeta> meta = program.method_meta(name);
+    const fb::ExecutionPlan* plan = root->execution_plan()->Get(static_cast<uint32_t>(m));
+    if (!meta.ok() || plan->chains() == nullptr) continue;
+    size_t flat = 0;  // MethodMeta::instruction_name counts over all chains
+    for (uint32_t c = 0; c < plan->chains()->size(); ++c) {
+      const auto* instructions = plan->chains()->Get(c)->instructions();
+      const uint32_t n = instructions == nullptr ? 0 : instructions->size();
+      for (uint32_t i = 0; i < n; ++i, ++flat) {
+        InstructionEntry e;
+        e.chain = static_cast<int32_t>(c);
+        e.index = static_cast<int32_t>(i);
+        switch (instructions->Get(i)->instr_args_type()) {
+          case fb::InstructionArguments::KernelCall:
+            e.kind = InstructionKind::Kernel;
+            e.op = meta->instruction_name(flat);
+            break;
+          case fb::InstructionArguments::DelegateCall: {
+            e.kind = InstructionKind::Delegate;
+            // "delegate <backend id>"
+            const std::string text = meta->instruction_name(flat);
+            e.op = text.substr(std::min(text.size(), std::string_view("delegate ").size()));
+            break;
+          }
+          case fb::InstructionArguments::MoveCall: e.kind = InstructionKind::Move; break;
+          case fb::InstructionArguments::JumpFalseCall: e.kind = InstructionKind::JumpFalse; break;
+          case fb::InstructionArguments::FreeCall: e.kind = InstructionKind::Free; break;
+          default: continue;  // NONE: rejected when the program loads
+        }
+        out.instructions.push_back(std::move(e));
+      }
+    }
+  }
+  map.normalize();
+  return map;
+}
+
+Result<DebugMap> merge_debug_maps(DebugMap base, std::string_view program_source,
+                                  const std::vector<DebugMapSource>& sources) {
+  // Messages about one entry say "the program"; the file is named where a method is missing.
+  const std::string program = "the program";
+  base.normalize();
+  // Which source gave each piece, for conflict messages.
+  std::map<Key, std::string> handles_from, delegate_from;
+  std::map<std::pair<std::string, uint32_t>, std::string> node_from;
+
+  for (const DebugMapSource& source : sources) {
+    if (Error e = validate_debug_map(source.map); !e.ok()) {
+      return fail(source.name + ": " + e.message());
+    }
+    for (const auto& [method, m] : source.map.methods) {
+      const std::string mp = method_path(method);
+      auto target_it = base.methods.find(method);
+      if (target_it == base.methods.end()) {
+        std::string list;
+        for (const auto& [n, unused] : base.methods) list += (list.empty() ? "" : ", ") + n;
+        return fail(source.name + ": " + mp + ": method '" + method + "' is not in " +
+                    std::string(program_source) +
+                    " (methods: " + (list.empty() ? "none" : list) + ")");
+      }
+      MethodDebugMap& target = target_it->second;
+
+      for (size_t i = 0; i < m.instructions.size(); ++i) {
+        const InstructionEntry& e = m.instructions[i];
+        const std::string p = source.name + ": " + mp + ".instructions[" + std::to_string(i) + "]";
+        InstructionEntry* t = find(target.instructions, e.chain, e.index);
+        if (t == nullptr) {
+          size_t in_chain = 0;
+          for (const InstructionEntry& x : target.instructions) in_chain += x.chain == e.chain;
+          return fail(p + ": " + program + " has no instruction " + std::to_string(e.index) +
+                      " in chain " + std::to_string(e.chain) + " of method '" + method +
+                      "' (it has " + std::to_string(in_chain) + ")");
+        }
+        const bool guessed = source.inferred_kinds && e.kind == InstructionKind::Kernel && e.op.empty();
+        const bool kind_ok = guessed ? t->kind != InstructionKind::Delegate : t->kind == e.kind;
+        if (!kind_ok || (!e.op.empty() && e.op != t->op)) {
+          return fail(p + ": " + describe(e) + " here, but instruction " + std::to_string(e.index) +
+                      " of chain " + std::to_string(e.chain) + " is " + describe(*t) + " in " +
+                      program);
+        }
+        if (e.debug_handles.empty()) continue;
+        const Key key{method, e.chain, e.index};
+        if (auto prev = handles_from.find(key); prev != handles_from.end()) {
+          if (t->debug_handles != e.debug_handles) {
+            return fail(where(method, e.chain, e.index) + ": debug handles " +
+                        handles_text(e.debug_handles) + " in " + source.name + " but " +
+                        handles_text(t->debug_handles) + " in " + prev->second);
+          }
+          continue;
+        }
+        t->debug_handles = e.debug_handles;
+        handles_from.emplace(key, source.name);
+      }
+
+      for (size_t i = 0; i < m.delegates.size(); ++i) {
+        const DelegateEntry& d = m.delegates[i];
+        const std::string p = source.name + ": " + mp + ".delegates[" + std::to_string(i) + "]";
+        const InstructionEntry* t = find(target.instructions, d.chain, d.instruction);
+        if (t == nullptr) {
+          return fail(p + ": " + program + " has no instruction " + std::to_string(d.instruction) +
+                      " in chain " + std::to_string(d.chain) + " of method '" + method +
+                      "': its identifiers cannot occur");
+        }
+        if (t->kind != InstructionKind::Delegate) {
+          return fail(p + ": instruction " + std::to_string(d.instruction) + " of chain " +
+                      std::to_string(d.chain) + " is " + describe(*t) + " in " + program +
+                      ", not a delegate call: its identifiers cannot occur");
+        }
+        if (t->op != d.backend) {
+          return fail(p + ".backend: '" + d.backend + "', but instruction " +
+                      std::to_string(d.instruction) + " calls backend '" + t->op + "' in " +
+                      program);
+        }
+        const Key key{method, d.chain, d.instruction};
+        auto existing = std::find_if(target.delegates.begin(), target.delegates.end(),
+                                     [&](const DelegateEntry& x) {
+                                       return x.chain == d.chain && x.instruction == d.instruction;
+                                     });
+        if (existing != target.delegates.end()) {
+          const std::string diff = delegate_difference(d, *existing);
+          if (!diff.empty()) {
+            return fail(where(method, d.chain, d.instruction) + ": delegate mappings differ in " +
+                        source.name + " and " + delegate_from.at(key) + " (" + diff + ")");
+          }
+          if (!existing->num_outputs) existing->num_outputs = d.num_outputs;
+          continue;
+        }
+        target.delegates.push_back(d);
+        delegate_from.emplace(key, source.name);
+      }
+
+      for (const auto& [handle, node] : m.nodes) {
+        const auto key = std::pair{method, handle};
+        auto [it, added] = target.nodes.emplace(handle, node);
+        if (added) {
+          node_from.emplace(key, source.name);
+          continue;
+        }
+        const std::string& prev = node_from.at(key);
+        NodeInfo& into = it->second;
+        ETKIT_TRY(merge_field(into.name, node.name, "name", handle, method, prev, source.name));
+        ETKIT_TRY(merge_field(into.op, node.op, "operator", handle, method, prev, source.name));
+        ETKIT_TRY(merge_field(into.source, node.source, "source", handle, method, prev, source.name));
+        ETKIT_TRY(merge_field(into.module, node.module, "module", handle, method, prev, source.name));
+      }
+    }
+  }
+
+  // A delegate call stands for the operations its identifiers map; each identifier's handles
+  // must be among the call's.
+  for (auto& [method, m] : base.methods) {
+    std::sort(m.delegates.begin(), m.delegates.end(), [](const DelegateEntry& a, const DelegateEntry& b) {
+      return std::pair{a.chain, a.instruction} < std::pair{b.chain, b.instruction};
+    });
+    for (const DelegateEntry& d : m.delegates) {
+      InstructionEntry* t = find(m.instructions, d.chain, d.instruction);
+      if (t == nullptr) continue;  // checked above
+      const Key key{method, d.chain, d.instruction};
+      if (t->debug_handles.empty()) {
+        std::set<uint32_t> all;
+        for (const auto& [id, hs] : d.identifiers) all.insert(hs.begin(), hs.end());
+        t->debug_handles.assign(all.begin(), all.end());
+        continue;
+      }
+      for (const auto& [id, hs] : d.identifiers) {
+        for (uint32_t h : hs) {
+          if (!std::binary_search(t->debug_handles.begin(), t->debug_handles.end(), h)) {
+            return fail(where(method, d.chain, d.instruction) + ": identifier " +
+                        identifier_text(id) + " (in " + delegate_from.at(key) +
+                        ") maps debug handle " + std::to_string(h) +
+                        ", which the delegate call does not stand for (its handles " +
+                        handles_text(t->debug_handles) + " in " + handles_from.at(key) + ")");
+          }
+        }
+      }
+    }
+  }
+  base.normalize();
+  if (Error e = validate_debug_map(base); !e.ok()) return fail(std::string("merged map: ") + e.message());
+  return base;
+}
+
+}  // namespace etkit::inspect
