@@ -648,7 +648,13 @@ Result<const MethodDebugMap*> DebugMap::method(std::string_view name) const {
   auto it = methods.find(std::string(name));
   if (it != methods.end()) return &it->second;
   std::string list;
-  for (const auto& [n, m] : methods) list += (list.empty() ? "" : ", ") + n;
+  for (const auto& [n, m] : methods) {
+    if (list.size() + n.size() > 60) {
+      list += ", ...";
+      break;
+    }
+    list += (list.empty() ? "" : ", ") + n;
+  }
   return make_error(ErrorCode::NotFound, "method '" + std::string(name) +
                                              "' is not in the debug map (methods: " +
                                              (list.empty() ? "none" : list) + ")");

@@ -156,8 +156,15 @@ Result<DebugMap> merge_debug_maps(DebugMap base, std::string_view program_source
       const std::string mp = method_path(method);
       auto target_it = base.methods.find(method);
       if (target_it == base.methods.end()) {
+        // Programs may have dozens of methods; list what fits a message.
         std::string list;
-        for (const auto& [n, unused] : base.methods) list += (list.empty() ? "" : ", ") + n;
+        for (const auto& [n, unused] : base.methods) {
+          if (list.size() + n.size() > 60) {
+            list += ", ...";
+            break;
+          }
+          list += (list.empty() ? "" : ", ") + n;
+        }
         return fail(source.name + ": " + mp + ": method '" + method + "' is not in " +
                     std::string(program_source) +
                     " (methods: " + (list.empty() ? "none" : list) + ")");
@@ -269,11 +276,13 @@ Result<DebugMap> merge_debug_maps(DebugMap base, std::string_view program_source
       for (const auto& [id, hs] : d.identifiers) {
         for (uint32_t h : hs) {
           if (!std::binary_search(t->debug_handles.begin(), t->debug_handles.end(), h)) {
-            return fail(where(method, d.chain, d.instruction) + ": identifier " +
-                        identifier_text(id) + " (in " + delegate_from.at(key) +
-                        ") maps debug handle " + std::to_string(h) +
-                        ", which the delegate call does not stand for (its handles " +
-                        handles_text(t->debug_handles) + " in " + handles_from.at(key) + ")");
+            const std::string& ids_from = delegate_from.at(key);
+            const std::string& call_from = handles_from.at(key);
+            return fail(ids_from + ": " + where(method, d.chain, d.instruction) + ": identifier " +
+                        identifier_text(id) + " maps debug handle " + std::to_string(h) +
+                        ", which the delegate call does not stand for (its handles: " +
+                        handles_text(t->debug_handles) +
+                        (call_from == ids_from ? "" : ", from " + call_from) + ")");
           }
         }
       }

@@ -1,0 +1,1 @@
+debugmap-build $TEST_DATA/test_delegate.pte --delegate-map tests/cli/debugmap-build/inputs/test_delegate.map.json --delegate-map tests/cli/debugmap-build/inputs/test_delegate.map.json -o - >$CASE_TMP/twice.json && debugmap-build $TEST_DATA/test_delegate.pte --delegate-map tests/cli/debugmap-build/inputs/test_delegate.map.json -o - | cmp - $CASE_TMP/twice.json && echo same

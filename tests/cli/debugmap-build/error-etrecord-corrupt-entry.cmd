@@ -1,0 +1,1 @@
+cd $CASE_TMP && cp $SRC/$FIXTURES/etrecord/et-example-etrecord-2023.bin bad.bin && chmod u+w bad.bin && printf "[" | dd of=bad.bin bs=1 seek=15280 conv=notrunc status=none && debugmap-build $SRC/$FIXTURES/pte/et-add.pte --etrecord bad.bin -o -

@@ -1,0 +1,1 @@
+debugmap-build no-such.pte -o -

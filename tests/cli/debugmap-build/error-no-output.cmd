@@ -1,0 +1,1 @@
+debugmap-build $FIXTURES/pte/et-add.pte

@@ -1,0 +1,1 @@
+debugmap-build $FIXTURES/pte/djl-corrupt-not-a-pte.pte -o -

@@ -1,0 +1,1 @@
+debugmap-build $TEST_DATA/test_delegate.pte --etrecord $FIXTURES/etrecord/kokoro-etrecord-identifier-only.bin --delegate-map tests/cli/debugmap-build/inputs/test_delegate.map.json -o - >$CASE_TMP/map.json && head -20 $CASE_TMP/map.json

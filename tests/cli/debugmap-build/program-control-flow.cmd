@@ -1,0 +1,1 @@
+cd $TEST_DATA && debugmap-build control_flow.pte -o -

@@ -1,0 +1,1 @@
+cd $TEST_DATA && debugmap-build delegate_add.pte -o -
