@@ -11,4 +11,5 @@ set(ETKIT_INSPECT_TEST_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/values_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/debug_map_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/delegate_mapping_test.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/etrecord_test.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/etrecord_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/debug_map_build_test.cpp)

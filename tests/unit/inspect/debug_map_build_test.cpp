@@ -1,0 +1,180 @@
+#include "etkit/inspect/debug_map_build.h"
+
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "etkit/core/runner.h"
+#include "etkit/inspect/delegate_mapping.h"
+
+namespace etkit::inspect {
+namespace {
+
+// tests/data/test_delegate.json: 0 aten::mul.out, 1 DelegateCall TestDebugBackend, 2 aten::add.out.
+ProgramFile open_test_delegate() {
+  Result<ProgramFile> f = ProgramFile::open(std::string(ETKIT_TEST_DATA_DIR) + "/test_delegate.pte");
+  REQUIRE_MESSAGE(f.ok(), std::string(f.error().message()));
+  return std::move(f).get();
+}
+
+DebugMapSource source(const std::string& name, DebugMap map, bool inferred = false) {
+  return DebugMapSource{name, std::move(map), inferred};
+}
+
+std::string merge_error(const std::vector<DebugMapSource>& sources) {
+  ProgramFile f = open_test_delegate();
+  Result<DebugMap> r = merge_debug_maps(program_debug_map(f.program(), "p.pte"), "p.pte", sources);
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error().code() == ErrorCode::InvalidData);
+  return r.error().message();
+}
+
+DelegateEntry delegate_entry(std::initializer_list<std::pair<int64_t, std::vector<uint32_t>>> ids) {
+  DelegateMappingBuilder b;
+  for (const auto& [id, hs] : ids) REQUIRE(b.insert(std::span<const uint32_t>(hs), id).ok());
+  Result<DelegateEntry> e = b.build(0, 1, "TestDebugBackend");
+  REQUIRE(e.ok());
+  return *e;
+}
+
+TEST_CASE("debug map build: the program's instructions") {
+  ProgramFile f = open_test_delegate();
+  const DebugMap map = program_debug_map(f.program(), "p.pte");
+  CHECK(map.program == "p.pte");
+  REQUIRE(map.methods.size() == 1);
+  const MethodDebugMap& m = map.methods.at("forward");
+  REQUIRE(m.instructions.size() == 3);
+  CHECK(m.instructions[0].kind == InstructionKind::Kernel);
+  CHECK(m.instructions[0].op == "aten::mul.out");
+  CHECK(m.instructions[1].kind == InstructionKind::Delegate);
+  CHECK(m.instructions[1].op == "TestDebugBackend");
+  CHECK(m.instructions[2].op == "aten::add.out");
+  CHECK(m.delegates.empty());
+  CHECK(m.nodes.empty());
+
+  Result<ProgramFile> cf = ProgramFile::open(std::string(ETKIT_TEST_DATA_DIR) + "/control_flow.pte");
+  REQUIRE(cf.ok());
+  const DebugMap flow = program_debug_map(cf->program(), "c.pte");
+  const MethodDebugMap& c = flow.methods.at("forward");
+  REQUIRE(c.instructions.size() == 6);
+  CHECK(c.instructions[0].kind == InstructionKind::JumpFalse);
+  CHECK(c.instructions[1].kind == InstructionKind::Move);
+  CHECK(c.instructions[5].kind == InstructionKind::Free);
+}
+
+TEST_CASE("debug map build: sources merge; a delegate call stands for its identifiers' handles") {
+  ProgramFile f = open_test_delegate();
+  DebugMap a;
+  a.methods["forward"].instructions.push_back({0, 0, InstructionKind::Kernel, "", {1}});
+  a.methods["forward"].nodes[1] = NodeInfo{"prod", "", "", ""};
+  DebugMap b;
+  b.methods["forward"].delegates.push_back(delegate_entry({{0, {2}}, {1, {2, 3}}}));
+  b.methods["forward"].nodes[1] = NodeInfo{"prod", "aten::mul.out", "m.py:3", ""};
+  Result<DebugMap> r = merge_debug_maps(program_debug_map(f.program(), "p.pte"), "p.pte",
+                                        {source("a.bin", a, true), source("b.json", b)});
+  REQUIRE_MESSAGE(r.ok(), std::string(r.error().message()));
+  const MethodDebugMap& m = r->methods.at("forward");
+  CHECK(m.instructions[0].debug_handles == std::vector<uint32_t>{1});
+  CHECK(m.instructions[0].op == "aten::mul.out");  // the program's operator is kept
+  CHECK(m.instructions[1].debug_handles == std::vector<uint32_t>{2, 3});
+  CHECK(m.instructions[2].debug_handles.empty());
+  REQUIRE(m.delegates.size() == 1);
+  // Node fields are filled in from the later source.
+  CHECK(m.nodes.at(1).op == "aten::mul.out");
+  CHECK(m.nodes.at(1).source == "m.py:3");
+  Result<std::span<const uint32_t>> h = r->delegate_handles("forward", 0, 1, int64_t{1});
+  REQUIRE(h.ok());
+  CHECK(h->size() == 2);
+}
+
+TEST_CASE("debug map build: inputs checked against the program") {
+  DebugMap unknown;
+  unknown.methods["decode"];
+  CHECK(merge_error({source("x.json", unknown)}) ==
+        "x.json: methods.decode: method 'decode' is not in p.pte (methods: forward)");
+
+  DebugMap out_of_range;
+  out_of_range.methods["forward"].instructions.push_back({0, 5, InstructionKind::Kernel, "", {1}});
+  CHECK(merge_error({source("x.json", out_of_range)}) ==
+        "x.json: methods.forward.instructions[0]: the program has no instruction 5 in chain 0 "
+        "of method 'forward' (it has 3)");
+
+  DebugMap on_kernel;
+  DelegateEntry d = delegate_entry({{0, {1}}});
+  d.instruction = 2;
+  on_kernel.methods["forward"].delegates.push_back(d);
+  CHECK(merge_error({source("x.json", on_kernel)}) ==
+        "x.json: methods.forward.delegates[0]: instruction 2 of chain 0 is a kernel call "
+        "(aten::add.out) in the program, not a delegate call: its identifiers cannot occur");
+
+  DebugMap backend;
+  DelegateEntry other = delegate_entry({{0, {1}}});
+  other.backend = "XnnpackBackend";
+  backend.methods["forward"].delegates.push_back(other);
+  CHECK(merge_error({source("x.json", backend)}) ==
+        "x.json: methods.forward.delegates[0].backend: 'XnnpackBackend', but instruction 1 calls "
+        "backend 'TestDebugBackend' in the program");
+
+  // An ETRecord's guessed kernel may not sit on a delegate call; a stated move may not sit on a
+  // kernel call.
+  DebugMap guessed;
+  guessed.methods["forward"].instructions.push_back({0, 1, InstructionKind::Kernel, "", {2}});
+  CHECK(merge_error({source("e.bin", guessed, true)}) ==
+        "e.bin: methods.forward.instructions[0]: a kernel call here, but instruction 1 of chain 0 "
+        "is a delegate call (TestDebugBackend) in the program");
+  DebugMap move;
+  move.methods["forward"].instructions.push_back({0, 0, InstructionKind::Move, "", {}});
+  CHECK(merge_error({source("x.json", move)}) ==
+        "x.json: methods.forward.instructions[0]: a move here, but instruction 0 of chain 0 is a "
+        "kernel call (aten::mul.out) in the program");
+
+  // Invalid maps are refused before merging.
+  DebugMap invalid;
+  invalid.methods["forward"].instructions.push_back({0, 0, InstructionKind::Kernel, "", {0}});
+  CHECK(merge_error({source("x.json", invalid)}) ==
+        "x.json: methods.forward.instructions[0].debug_handles[0]: debug handle 0 is the unset "
+        "handle (handles start at 1)");
+}
+
+TEST_CASE("debug map build: conflicts name both sources") {
+  DebugMap a;
+  a.methods["forward"].instructions.push_back({0, 2, InstructionKind::Kernel, "", {4}});
+  a.methods["forward"].delegates.push_back(delegate_entry({{0, {2}}}));
+  a.methods["forward"].nodes[4] = NodeInfo{"out", "aten::add.out", "", ""};
+  DebugMap b;
+  b.methods["forward"].instructions.push_back({0, 2, InstructionKind::Kernel, "", {5}});
+  CHECK(merge_error({source("a.json", a), source("b.json", b)}) ==
+        "method 'forward', instruction 2 of chain 0: debug handles [5] in b.json but [4] in a.json");
+
+  DebugMap c;
+  c.methods["forward"].delegates.push_back(delegate_entry({{0, {3}}}));
+  CHECK(merge_error({source("a.json", a), source("c.json", c)}) ==
+        "method 'forward', instruction 1 of chain 0: delegate mappings differ in c.json and "
+        "a.json (identifier 0: [3] vs [2])");
+
+  DebugMap n;
+  n.methods["forward"].nodes[4] = NodeInfo{"out", "aten::sub.out", "", ""};
+  CHECK(merge_error({source("a.json", a), source("n.json", n)}) ==
+        "method 'forward', node 4: operator 'aten::sub.out' in n.json but 'aten::add.out' in a.json");
+
+  // The same facts twice are not a conflict.
+  ProgramFile f = open_test_delegate();
+  CHECK(merge_debug_maps(program_debug_map(f.program(), "p.pte"), "p.pte",
+                         {source("a.json", a), source("a2.json", a)})
+            .ok());
+}
+
+TEST_CASE("debug map build: identifier handles must be among the delegate call's") {
+  DebugMap a;
+  a.methods["forward"].instructions.push_back({0, 1, InstructionKind::Delegate, "TestDebugBackend", {2, 3}});
+  DebugMap b;
+  b.methods["forward"].delegates.push_back(delegate_entry({{0, {2}}, {1, {9}}}));
+  CHECK(merge_error({source("a.bin", a), source("b.json", b)}) ==
+        "b.json: method 'forward', instruction 1 of chain 0: identifier 1 maps debug handle 9, "
+        "which the delegate call does not stand for (its handles: [2, 3], from a.bin)");
+}
+
+}  // namespace
+}  // namespace etkit::inspect
