@@ -306,6 +306,29 @@ TEST_CASE("shared memory: initial values are written once, when the arena is cre
   CHECK(floats_of(reader->method().output(1)) == std::vector<float>{10});
 }
 
+TEST_CASE("shared memory: a manager lends only the ids it shares, and only as large as planned") {
+  std::unique_ptr<Loaded> p = load(compile(base_json()));
+  Result<SharedMemoryManager> m = SharedMemoryManager::create(*p->program);
+  REQUIRE(m.ok());
+  // A method of another program whose memory id 2 is larger than this manager's arena (the
+  // manager must come from the method's own program).
+  const std::string bigger =
+      replace(replace(base_json(), "\"non_const_buffer_sizes\": [0, 80, 48]",
+                      "\"non_const_buffer_sizes\": [0, 80, 64]"),
+              "\"non_const_buffer_sizes\": [0, 32, 48]", "\"non_const_buffer_sizes\": [0, 32, 64]");
+  std::unique_ptr<Loaded> other = load(compile(bigger));
+  Result<LoadedMethod> refused = LoadedMethod::load(*other->program, "set_cache", with_manager(&*m));
+  REQUIRE_FALSE(refused.ok());
+  CHECK(std::string(refused.error().message()) ==
+        "method 'set_cache': memory id 2 plans 64 bytes, its shared arena has 48");
+  // Memory id 1 is not shared: a method gets its own, and the arena is untouched by it.
+  Result<LoadedMethod> set = LoadedMethod::load(*p->program, "set_cache", with_manager(&*m));
+  REQUIRE(set.ok());
+  REQUIRE(run(*set, kData).ok());
+  CHECK(floats_of(*m->buffer_bytes("cache")) == kData);
+  CHECK(m->arena(2).size() == 48);
+}
+
 TEST_CASE("shared memory: planned memory marked pre-initialised") {
   PlannedMemory planned;
   CHECK_FALSE(planned.is_preinitialized(2));
