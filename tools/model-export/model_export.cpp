@@ -8,6 +8,7 @@
 
 #include "etkit/export/debug_map_export.h"
 #include "etkit/export/exporter.h"
+#include "etkit/export/lower_fused.h"
 #include "etkit/export/model.h"
 #include "etkit/export/operator_schema.h"
 #include "etkit/tools/diagnostics.h"
@@ -103,7 +104,11 @@ int model_export_main(int argc, char** argv) {
   }
   if (!model.ok()) return report(kModelExport, model.error());
 
-  Result<exporter::ExportedProgram> program = exporter::export_program(*model);
+  // Ops marked for a delegate group are lowered by etkit's one lowering, EtkitFusedBackend's.
+  static const exporter::FusedLowering fused_lowering;
+  exporter::ExportOptions export_options;
+  export_options.lowering = &fused_lowering;
+  Result<exporter::ExportedProgram> program = exporter::export_program(*model, export_options);
   if (!program.ok()) {
     const std::string source = model_path == "-" ? "<stdin>" : model_path;
     return report(kModelExport, program.error().with_context("%s", source.c_str()));

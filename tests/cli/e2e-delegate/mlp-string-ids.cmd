@@ -1,0 +1,1 @@
+cd $CASE_TMP && model-export $SRC/tests/cli/e2e-delegate/data/mlp_fused_names.json -o mlp.pte && grep -A10 '"identifiers"' mlp.debugmap.json && trace-run mlp.pte -i random:1 --etdump run.etdump --log intermediates --clock fake --keep-name 'fc1\+hidden' > /dev/null && etdump-inspect show run.etdump && etdump-inspect values run.etdump

@@ -1,0 +1,151 @@
+// FusedLowering: delegate regions of a model description become EtkitFusedBackend calls that
+// compute what the portable export computes, with the identifiers the group asks for; and every
+// lowering error.
+
+#include "etkit/export/lower_fused.h"
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "etkit/core/data_loader.h"
+#include "etkit/core/host_tensor.h"
+#include "etkit/core/runner.h"
+#include "test_support.h"
+
+namespace etkit::exporter {
+namespace {
+
+// A two-layer model over x[2, 3]: h = relu(x @ w1 + b1) (fusable), y = sigmoid(h * 0.5 - c).
+std::string model_text(const std::string& mark, const std::string& delegates) {
+  return R"({"format": "etkit-model", "version": 1,
+ "constants": [
+  {"name": "w1", "dtype": "float32", "shape": [3, 4], "values": [0.5, -1, 0.25, 2, 1, 0.75, -0.5, 0.125, -2, 1.5, 0.5, -0.25]},
+  {"name": "b1", "dtype": "float32", "shape": [4], "values": [0.1, -0.2, 0.3, -0.4]},
+  {"name": "c", "dtype": "float32", "shape": [4], "values": [0.5, 0.25, -0.5, 1]}],
+ )" + delegates + R"(
+ "methods": [{"name": "forward",
+  "inputs": [{"name": "x", "dtype": "float32", "shape": [2, 3]}],
+  "ops": [
+   {"op": "aten::addmm.out", "args": ["b1", "x", "w1"], "name": "fc")" + mark + R"(},
+   {"op": "aten::relu.out", "args": ["fc"], "name": "h")" + mark + R"(},
+   {"op": "aten::mul.Scalar_out", "args": ["h", 0.5], "name": "half")" + mark + R"(},
+   {"op": "aten::sub.out", "args": ["half", "c"], "name": "d")" + mark + R"(},
+   {"op": "aten::sigmoid.out", "args": ["d"], "name": "y")" + mark + R"(}],
+  "outputs": ["y", "h"]}]})";
+}
+
+std::string delegates(const std::string& ids, const std::string& mode) {
+  return R"("delegates": {"fused": {"backend": "EtkitFusedBackend", "identifiers": ")" + ids +
+         R"(", "mode": ")" + mode + R"("}},)";
+}
+
+Result<ExportedProgram> export_with(const std::string& text) {
+  Result<Model> model = parse_model(text, "", "t.json");
+  REQUIRE_MESSAGE(model.ok(), model.error().message());
+  static const FusedLowering lowering;
+  ExportOptions options;
+  options.lowering = &lowering;
+  return export_program(*model, options);
+}
+
+// Runs a written program on x and returns its outputs.
+std::vector<std::vector<float>> run(const ExportedProgram& p) {
+  testing::AlignedBytes bytes(p.bytes);
+  BufferDataLoader loader(bytes.span());
+  Result<Program> program = Program::load(loader);
+  REQUIRE_MESSAGE(program.ok(), program.error().message());
+  Result<LoadedMethod> m = LoadedMethod::load(*program, "forward", RunnerOptions());
+  REQUIRE_MESSAGE(m.ok(), m.error().message());
+  HostTensor x = HostTensor::from<float>(ScalarType::Float, std::vector<int32_t>{2, 3},
+                                         {0.5f, -1.f, 2.f, 1.5f, 0.25f, -0.75f});
+  REQUIRE(m->method().set_input(0, EValue::from_tensor(&x.tensor())).ok());
+  REQUIRE(m->method().execute().ok());
+  std::vector<std::vector<float>> out;
+  for (size_t i = 0; i < m->method().num_outputs(); ++i) {
+    const Tensor& t = m->method().output(i).to_tensor();
+    out.emplace_back(t.data_as<const float>(), t.data_as<const float>() + t.numel());
+  }
+  return out;
+}
+
+TEST_CASE("fused lowering: a delegated region computes what the portable export computes") {
+  Result<ExportedProgram> portable = export_with(model_text("", ""));
+  REQUIRE(portable.ok());
+  const std::vector<std::vector<float>> want = run(*portable);
+  for (const auto& [ids, mode] : {std::pair<std::string, std::string>{"int", "generated"},
+                                  {"int", "manual"}, {"string", "manual"}}) {
+    CAPTURE(ids);
+    CAPTURE(mode);
+    Result<ExportedProgram> fused =
+        export_with(model_text(R"(, "delegate": "fused")", delegates(ids, mode)));
+    REQUIRE_MESSAGE(fused.ok(), fused.error().message());
+    const auto& records = fused->instructions.at(0).second;
+    REQUIRE(records.size() == 1);
+    CHECK(records[0].delegate);
+    CHECK(records[0].op == "EtkitFusedBackend");
+    // addmm + relu fuse into one step standing for handles 1 and 2; the others are one each.
+    std::map<inspect::DelegateIdentifier, std::vector<uint32_t>> expected;
+    if (mode == "generated") {
+      expected = {{int64_t{0}, {1, 2}}, {int64_t{1}, {3}}, {int64_t{2}, {4}}, {int64_t{3}, {5}}};
+    } else if (ids == "int") {
+      expected = {{int64_t{1}, {1, 2}}, {int64_t{3}, {3}}, {int64_t{4}, {4}}, {int64_t{5}, {5}}};
+    } else {
+      expected = {{std::string("fc+h"), {1, 2}}, {std::string("half"), {3}},
+                  {std::string("d"), {4}}, {std::string("y"), {5}}};
+    }
+    CHECK(records[0].identifiers == expected);
+    const std::vector<std::vector<float>> got = run(*fused);
+    REQUIRE(got.size() == want.size());
+    for (size_t o = 0; o < got.size(); ++o) {
+      REQUIRE(got[o].size() == want[o].size());
+      for (size_t i = 0; i < got[o].size(); ++i) CHECK(std::fabs(got[o][i] - want[o][i]) <= 1e-5f);
+    }
+  }
+}
+
+TEST_CASE("fused lowering: an activation whose input is also used elsewhere is not fused") {
+  // h is a method output, so fc -> h cannot fuse when fc itself is an output; here relu's input
+  // fc is read twice (relu and the output list), so relu stays its own step.
+  std::string text = model_text(R"(, "delegate": "fused")", delegates("int", "generated"));
+  text.replace(text.find(R"("outputs": ["y", "h"])"), 21, R"("outputs": ["y", "fc"])");
+  Result<ExportedProgram> fused = export_with(text);
+  REQUIRE_MESSAGE(fused.ok(), fused.error().message());
+  CHECK(fused->instructions.at(0).second[0].identifiers.size() == 5);
+}
+
+TEST_CASE("fused lowering: errors") {
+  const std::string mark = R"(, "delegate": "fused")";
+  SUBCASE("another backend") {
+    std::string text = model_text(mark, delegates("int", "generated"));
+    text.replace(text.find("EtkitFusedBackend"), 17, "QnnBackend");
+    Result<ExportedProgram> p = export_with(text);
+    REQUIRE_FALSE(p.ok());
+    CHECK(std::string(p.error().message()) ==
+          "methods.forward.ops[0]: backend 'QnnBackend' has no lowering in etkit (it lowers "
+          "EtkitFusedBackend)");
+  }
+  SUBCASE("generated string identifiers") {
+    Result<ExportedProgram> p = export_with(model_text(mark, delegates("string", "generated")));
+    REQUIRE_FALSE(p.ok());
+    CHECK(std::string(p.error().message()) ==
+          "methods.forward.ops[0]: group 'fused': generated identifiers are integers; use "
+          "\"mode\": \"manual\" for string identifiers");
+  }
+  SUBCASE("an operator with no step") {
+    std::string text = model_text(mark, delegates("int", "generated"));
+    text.replace(text.find("aten::sigmoid.out"), 17, "aten::clone.out");
+    Result<ExportedProgram> p = export_with(text);
+    REQUIRE_FALSE(p.ok());
+    CHECK(std::string(p.error().message()).starts_with(
+        "methods.forward.ops[0]: methods.forward.ops[4]: operator aten::clone.out has no "
+        "EtkitFusedBackend step"));
+  }
+}
+
+}  // namespace
+}  // namespace etkit::exporter
