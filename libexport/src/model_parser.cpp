@@ -266,8 +266,21 @@ Result<std::vector<uint8_t>> Parser::inline_values(const json& j, const std::str
       return fail(path, "value " + std::to_string(i) + " is " + json_kind(v) + ", expected " +
                             (is_bool_type ? "a boolean" : "a number"));
     }
-    if (!is_floating_type(type.dtype) && !is_bool_type && !v.is_number_integer()) {
-      return fail(path, "value " + std::to_string(i) + " (" + json_text(v) + ") is not an integer");
+    if (!is_floating_type(type.dtype) && !is_bool_type) {
+      if (!v.is_number_integer()) {
+        return fail(path, "value " + std::to_string(i) + " (" + json_text(v) + ") is not an integer");
+      }
+      // The value must fit the dtype (no silent wrap-around).
+      const int64_t x = v.get<int64_t>();
+      const int bits = static_cast<int>(element_size(type.dtype)) * 8;
+      const bool is_unsigned = type.dtype == ScalarType::Byte;
+      const bool fits = bits >= 64 ? !(v.is_number_unsigned() && v.get<uint64_t>() > INT64_MAX)
+                        : is_unsigned ? x >= 0 && x < (int64_t{1} << bits)
+                                      : x >= -(int64_t{1} << (bits - 1)) && x < (int64_t{1} << (bits - 1));
+      if (!fits) {
+        return fail(path, "value " + std::to_string(i) + " (" + json_text(v) + ") does not fit " +
+                              scalar_type_name(type.dtype));
+      }
     }
     switch (type.dtype) {
       case ScalarType::Float: put(&bytes, v.get<float>()); break;

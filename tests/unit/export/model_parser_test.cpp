@@ -130,6 +130,9 @@ TEST_CASE("model parser: document-level errors") {
       {"name": "c", "dtype": "float32", "shape": [2], "values": [1, 2, 3]}], "methods": [{"name": "a"}]})") ==
         "m.json: constants.c.values: 3 values for shape [2] (2 elements)");
   CHECK(error_of(R"({"format": "etkit-model", "version": 1, "constants": [
+      {"name": "c", "dtype": "int8", "shape": [2], "values": [1, 200]}], "methods": [{"name": "a"}]})") ==
+        "m.json: constants.c.values: value 1 (200) does not fit int8");
+  CHECK(error_of(R"({"format": "etkit-model", "version": 1, "constants": [
       {"name": "c", "file": "missing.npy"}], "methods": [{"name": "a"}]})")
             .find("m.json: constants.c.file: missing.npy: cannot open") == 0);
   CHECK(error_of(R"({"format": "etkit-model", "version": 1, "methods": [{"name": "et_get_shared_buffer_x"}]})") ==
