@@ -166,3 +166,49 @@ TEST_CASE("no allocation: the counter sees allocations") {
 
 }  // namespace
 }  // namespace etkit
+
+namespace etkit {
+namespace {
+
+TEST_CASE("no allocation: EtkitFusedBackend runs and reports its steps without allocating") {
+  for (const char* name : {"fused_elementwise.pte", "fused_elementwise_str_post.pte",
+                           "fused_linear.pte", "fused_mlp.pte"}) {
+    CAPTURE(name);
+    Result<ProgramFile> file = ProgramFile::open(testing::test_data(name));
+    REQUIRE(file.ok());
+    std::vector<uint8_t> event_memory(1 << 20);
+    std::vector<uint8_t> payload_memory(1 << 20);
+    FakeClock clock;
+    ETDumpWriter writer(event_memory, clock);
+    Result<BufferDataSink> sink = BufferDataSink::create(payload_memory);
+    REQUIRE(sink.ok());
+    writer.set_data_sink(&*sink);
+    writer.set_debug_level(DebugLevel::IntermediateOutputs);
+    EventFilter filter;  // keeps some steps of each program, by name or by id
+    REQUIRE(filter.add_name_pattern("(s|l).*", true).ok());
+    REQUIRE(filter.add_range(0, 13, true).ok());
+    writer.set_filter(&filter);
+    RunnerOptions options;
+    options.tracer = &writer;
+    Result<LoadedMethod> m = LoadedMethod::load(file->program(), "forward", options);
+    REQUIRE(m.ok());
+    Method& method = m->method();
+    std::vector<InputValue> inputs(method.num_inputs());
+    for (size_t i = 0; i < method.num_inputs(); ++i) {
+      inputs[i] = std::move(default_input(*method.meta().input(i)).get());
+      inputs[i].value = EValue::from_tensor(&inputs[i].tensor.tensor());
+      REQUIRE(method.set_input(i, inputs[i].value).ok());
+    }
+    REQUIRE(method.execute().ok());  // the first run meets every name once (regex matching)
+    g_allocations = 0;
+    g_counting = true;
+    Error e = method.execute();
+    g_counting = false;
+    CHECK(e.ok());
+    CHECK(g_allocations == 0);
+    CHECK(writer.dropped_events() == 0);
+  }
+}
+
+}  // namespace
+}  // namespace etkit
