@@ -178,6 +178,13 @@ Result<Trace> join(ETDump& dump, const std::string& path, bool consume) {
     for (size_t pos = 0; pos < order.size(); ++pos) {
       TraceEvent ev = std::move(events[order[pos]]);
       const uint64_t end = raw_end[order[pos]];
+      // Profiler events (`prof:<device>:...`) are device time: they take no part in the host's
+      // nesting, so they neither parent nor shorten host events (formats/README.md).
+      if (ev.delegate && ev.name.compare(0, 5, "prof:") == 0) {
+        ev.self_ns = ev.duration_ns;
+        trace.events.push_back(std::move(ev));
+        continue;
+      }
       while (!stack.empty() && stack_end.back() < end) {
         stack.pop_back();
         stack_end.pop_back();

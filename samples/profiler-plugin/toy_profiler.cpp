@@ -1,5 +1,5 @@
 // A profiler plugin for a made-up device, "toy": its own clock (1 MHz, counting from an
-// arbitrary origin), one event per instruction, and clock samples at start and stop so that
+// arbitrary origin), one event per instruction with one counter, and clock samples at start and stop so that
 // etkit aligns its events to the host clock. It registers itself when the library is loaded.
 //
 // Everything it uses is etkit's public profiler API (etkit/core/profiler*.h).
@@ -14,6 +14,8 @@ namespace {
 
 using namespace etkit::prof;
 
+constexpr const char* kCounters[] = {"toy_work"};
+
 class ToySession final : public ProfilerSession {
  public:
   ToySession(etkit::Clock& host, size_t max_events) : host_(host) {
@@ -23,6 +25,8 @@ class ToySession final : public ProfilerSession {
 
   uint64_t ticks_per_second() const override { return 1'000'000; }
   bool host_clock_domain() const override { return false; }
+  /// One counter per event: the toy device's "work units" (100 per instruction index + 1).
+  std::span<const char* const> counter_names() const override { return kCounters; }
 
   void start(uint64_t) override {
     events_.clear();
@@ -35,6 +39,8 @@ class ToySession final : public ProfilerSession {
     current_.set_name("toy kernel");
     current_.start = device_at(op.host_ticks);
     current_.correlation = op.correlation;
+    current_.num_counters = 1;
+    current_.counters[0] = 100 * (uint64_t{op.instruction} + 1);
   }
   void on_op_end(const OpInfo& op) override {
     current_.end = device_at(op.host_ticks);

@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "etdump_inspect.h"
+#include "etkit/inspect/profiler_counters.h"
 #include "etkit/inspect/stats.h"
 #include "etkit/tools/diagnostics.h"
 
@@ -55,6 +56,16 @@ Subcommand add_stats(CLI::App& app) {
                                                     "statistics of " + trace.path));
               tables.push_back(inspect::operator_summary_table(
                   one, unit, "operator summary of " + trace.path));
+              // Counters of profiler backends (trace-run --profiler perf), when it has any.
+              if (trace.path != "-") {
+                Result<inspect::Table> counters = inspect::dump_counters_table(
+                    trace.path, {}, by == inspect::GroupBy::Instruction);
+                if (!counters.ok()) {
+                  print_error(kEtdumpInspect, counters.error().message());
+                  return kExitUsage;
+                }
+                if (!counters->rows.empty()) tables.push_back(std::move(counters).get());
+              }
               all.push_back(std::move(s));
             }
             if (traces.size() > 1) {

@@ -1,0 +1,57 @@
+#pragma once
+
+// Counters recorded by profiler backends (trace-run --profiler perf, or a plugin's): the
+// `etkit-prof/1;device=...;<counter>=<value>...` metadata of `prof:<device>:<event>` delegate
+// events (formats/README.md, "Profiler events"), summed per method and event name or per
+// instruction. `etdump-inspect stats` prints them as a table beside the latency statistics.
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "etkit/inspect/etdump.h"
+#include "etkit/inspect/table.h"
+
+namespace etkit::inspect {
+
+/// One group of profiler events with counters.
+struct CounterGroup {
+  std::string method;
+  std::string key;     ///< The event's id (`prof:perf:OPERATOR_CALL`) or the instruction index.
+  std::string device;
+  uint64_t count = 0;  ///< Events in the group.
+  std::vector<uint64_t> totals;  ///< One per `ProfilerCounters::names`; absent values add 0.
+};
+
+/// All counters of a dump, groups sorted by method, then key (instructions numerically).
+struct ProfilerCounters {
+  std::vector<std::string> names;  ///< Counter names in order of first appearance.
+  std::vector<CounterGroup> groups;
+  bool empty() const { return groups.empty(); }
+};
+
+/// Parses one event's metadata; false when it is not profiler metadata. `counters` gets the
+/// (name, value) pairs (values that are not unsigned integers are skipped).
+bool parse_profiler_metadata(std::string_view metadata, std::string* device,
+                             std::vector<std::pair<std::string, uint64_t>>* counters);
+
+/// The counters of `dump`'s execution blocks, grouped by event id or, with `by_instruction`, by
+/// instruction. Only events whose metadata carries at least one counter count.
+ProfilerCounters profiler_counters(const ETDump& dump, bool by_instruction);
+
+/// Columns: method, name|instruction, device, count, then per counter `<counter>` (total) and
+/// `<counter>_per_event` (mean). No unit.
+Table profiler_counters_table(const ProfilerCounters& counters, bool by_instruction,
+                              std::string title);
+
+/// The counters table of a dump, titled "profiler counters of PATH": from `bytes` when not
+/// empty (a dump read from stdin), else from the file at `path`. A table without rows when the
+/// dump records no counters; that case is quick: the bytes are searched for the metadata key
+/// (`profiler.<device>.counters`) before anything is parsed. Errors: `AccessFailed` for an
+/// unreadable file, and those of `read_etdump`, each starting with "PATH: ".
+Result<Table> dump_counters_table(const std::string& path, std::span<const uint8_t> bytes,
+                                  bool by_instruction);
+
+}  // namespace etkit::inspect

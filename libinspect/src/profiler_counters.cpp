@@ -1,0 +1,155 @@
+#include "etkit/inspect/profiler_counters.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <tuple>
+
+namespace etkit::inspect {
+
+namespace {
+
+constexpr std::string_view kMagic = "etkit-prof/1";
+
+// The method of an etkit block ("forward", "forward:load") or ExecuTorch's "Execute".
+std::string block_method(const std::string& name, bool* load) {
+  constexpr std::string_view suffix = ":load";
+  *load = name == "Default" ||
+          (name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0);
+  return *load && name != "Default" ? name.substr(0, name.size() - suffix.size()) : name;
+}
+
+}  // namespace
+
+bool parse_profiler_metadata(std::string_view metadata, std::string* device,
+                             std::vector<std::pair<std::string, uint64_t>>* counters) {
+  if (metadata.substr(0, kMagic.size()) != kMagic) return false;
+  if (metadata.size() > kMagic.size() && metadata[kMagic.size()] != ';') return false;
+  counters->clear();
+  device->clear();
+  size_t pos = kMagic.size();
+  while (pos < metadata.size()) {
+    ++pos;  // the ';'
+    const size_t end = std::min(metadata.find(';', pos), metadata.size());
+    const std::string_view field = metadata.substr(pos, end - pos);
+    pos = end;
+    const size_t eq = field.find('=');
+    if (eq == std::string_view::npos || eq == 0) continue;
+    const std::string_view key = field.substr(0, eq);
+    const std::string_view value = field.substr(eq + 1);
+    if (key == "device") {
+      *device = std::string(value);
+      continue;
+    }
+    if (key == "clipped") continue;
+    uint64_t v = 0;
+    const auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
+    if (ec != std::errc() || ptr != value.data() + value.size()) continue;
+    counters->emplace_back(std::string(key), v);
+  }
+  return true;
+}
+
+ProfilerCounters profiler_counters(const ETDump& dump, bool by_instruction) {
+  ProfilerCounters out;
+  // (method, instruction or -1, key) -> group index; sorted on output.
+  std::map<std::tuple<std::string, int64_t, std::string>, size_t> index;
+  std::string device;
+  std::vector<std::pair<std::string, uint64_t>> counters;
+  for (const RunBlock& block : dump.blocks) {
+    bool load = false;
+    const std::string method = block_method(block.name, &load);
+    if (load) continue;
+    for (const Event& event : block.events) {
+      if (event.kind != Event::Kind::Profile) continue;
+      const ProfileEvent& p = event.profile;
+      if (p.delegate_debug_metadata.empty()) continue;
+      const std::string_view md(reinterpret_cast<const char*>(p.delegate_debug_metadata.data()),
+                                p.delegate_debug_metadata.size());
+      if (!parse_profiler_metadata(md, &device, &counters) || counters.empty()) continue;
+      const int64_t instruction = by_instruction ? p.instruction_id : -1;
+      const std::string key =
+          by_instruction ? std::to_string(p.instruction_id) : p.delegate_debug_id_str;
+      auto [it, added] = index.emplace(std::tuple{method, instruction, by_instruction ? device : key},
+                                       out.groups.size());
+      if (added) {
+        CounterGroup g;
+        g.method = method;
+        g.key = key;
+        g.device = device;
+        out.groups.push_back(std::move(g));
+      }
+      CounterGroup& g = out.groups[it->second];
+      ++g.count;
+      for (const auto& [name, value] : counters) {
+        auto n = std::find(out.names.begin(), out.names.end(), name);
+        if (n == out.names.end()) n = out.names.insert(out.names.end(), name);
+        const auto k = static_cast<size_t>(n - out.names.begin());
+        if (g.totals.size() <= k) g.totals.resize(k + 1, 0);
+        g.totals[k] += value;
+      }
+    }
+  }
+  std::vector<CounterGroup> sorted;
+  sorted.reserve(out.groups.size());
+  for (const auto& [key, i] : index) sorted.push_back(std::move(out.groups[i]));
+  for (CounterGroup& g : sorted) g.totals.resize(out.names.size(), 0);
+  out.groups = std::move(sorted);
+  return out;
+}
+
+Table profiler_counters_table(const ProfilerCounters& counters, bool by_instruction,
+                              std::string title) {
+  Table t;
+  t.title = std::move(title);
+  t.columns = {{"method", 0}, {by_instruction ? "instruction" : "name", 0}, {"device", 0},
+               {"count", 0}};
+  for (const std::string& n : counters.names) {
+    t.columns.push_back({n, 0});
+    t.columns.push_back({n + "_per_event", 1});
+  }
+  for (const CounterGroup& g : counters.groups) {
+    std::vector<Cell> row;
+    row.emplace_back(g.method);
+    if (by_instruction) {
+      row.emplace_back(static_cast<int64_t>(std::stoll(g.key)));
+    } else {
+      row.emplace_back(g.key);
+    }
+    row.emplace_back(g.device);
+    row.emplace_back(static_cast<int64_t>(g.count));
+    for (uint64_t total : g.totals) {
+      row.emplace_back(static_cast<int64_t>(total));
+      row.emplace_back(g.count == 0 ? 0.0 : static_cast<double>(total) / static_cast<double>(g.count));
+    }
+    t.rows.push_back(std::move(row));
+  }
+  return t;
+}
+
+Result<Table> dump_counters_table(const std::string& path, std::span<const uint8_t> bytes,
+                                  bool by_instruction) {
+  std::vector<uint8_t> file;
+  if (bytes.empty()) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return Error(ErrorCode::AccessFailed, "%s: cannot read the dump", path.c_str());
+    file.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    bytes = file;
+  }
+  Table empty;
+  empty.title = "profiler counters of " + path;
+  constexpr std::string_view key = ".counters=";
+  const auto* begin = reinterpret_cast<const char*>(bytes.data());
+  if (std::search(begin, begin + bytes.size(), key.begin(), key.end()) == begin + bytes.size()) {
+    return empty;
+  }
+  Result<ETDump> dump = read_etdump(bytes);
+  if (!dump.ok()) return dump.error().with_context("%s", path.c_str());
+  return profiler_counters_table(profiler_counters(*dump, by_instruction), by_instruction,
+                                 std::move(empty.title));
+}
+
+}  // namespace etkit::inspect

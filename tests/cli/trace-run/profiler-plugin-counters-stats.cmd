@@ -1,0 +1,1 @@
+cd $CASE_TMP && trace-run $SRC/$FIXTURES/pte/et-add.pte --etdump run.etdump --clock fake --iterations 3 --profiler-plugin $SAMPLES/profiler-plugin/libetkit_toy_profiler.so --profiler toy > /dev/null && etdump-inspect stats run.etdump --by instruction && etdump-inspect stats run.etdump --format csv | tail -3

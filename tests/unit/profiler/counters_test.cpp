@@ -1,0 +1,114 @@
+// Profiler counters in a dump: parsed from the events' metadata and summed for etdump-inspect.
+
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include "etkit/core/etdump_writer.h"
+#include "etkit/inspect/profiler_counters.h"
+
+namespace etkit::inspect {
+namespace {
+
+std::span<const uint8_t> bytes(const std::string& s) {
+  return {reinterpret_cast<const uint8_t*>(s.data()), s.size()};
+}
+
+TEST_CASE("profiler counters: metadata parsing") {
+  std::string device;
+  std::vector<std::pair<std::string, uint64_t>> counters;
+  REQUIRE(parse_profiler_metadata("etkit-prof/1;device=perf;cycles=120;instructions=80;clipped=1",
+                                  &device, &counters));
+  CHECK(device == "perf");
+  REQUIRE(counters.size() == 2);
+  CHECK(counters[0] == std::pair<std::string, uint64_t>{"cycles", 120});
+  CHECK(counters[1] == std::pair<std::string, uint64_t>{"instructions", 80});
+  CHECK(parse_profiler_metadata("etkit-prof/1;device=sim", &device, &counters));
+  CHECK(counters.empty());
+  CHECK(parse_profiler_metadata("etkit-prof/1;device=x;bad=-3;also=1.5;ok=7", &device, &counters));
+  REQUIRE(counters.size() == 1);  // only unsigned integers count
+  CHECK(counters[0].first == "ok");
+  CHECK_FALSE(parse_profiler_metadata("some delegate's bytes", &device, &counters));
+  CHECK_FALSE(parse_profiler_metadata("etkit-prof/10;device=x", &device, &counters));
+}
+
+TEST_CASE("profiler counters: summed per event name and per instruction, load blocks skipped") {
+  std::vector<uint8_t> memory(1 << 16);
+  FakeClock clock;
+  ETDumpWriter writer(memory, clock);
+  writer.create_event_block("forward:load");
+  writer.log_profiling_delegate("prof:perf:OPERATOR_CALL", -1, 1, 2,
+                                bytes("etkit-prof/1;device=perf;cycles=1000"));
+  for (int run = 0; run < 2; ++run) {
+    writer.create_event_block("forward");
+    writer.set_chain_debug_handle(0, 3);
+    writer.log_profiling_delegate("prof:perf:OPERATOR_CALL", -1, 10, 20,
+                                  bytes("etkit-prof/1;device=perf;cycles=100;instructions=40"));
+    writer.set_chain_debug_handle(0, 12);
+    writer.log_profiling_delegate("prof:perf:OPERATOR_CALL", -1, 20, 30,
+                                  bytes("etkit-prof/1;device=perf;cycles=50;instructions=10"));
+    writer.log_profiling_delegate("prof:sim:OPERATOR_CALL", -1, 20, 30,
+                                  bytes("etkit-prof/1;device=sim"));  // no counters: ignored
+    writer.log_profiling_delegate("other", -1, 20, 30, bytes("cycles=5"));  // not ours
+  }
+  Result<ETDump> dump = read_etdump(writer.serialize());
+  REQUIRE(dump.ok());
+
+  const ProfilerCounters by_name = profiler_counters(*dump, false);
+  CHECK(by_name.names == std::vector<std::string>{"cycles", "instructions"});
+  REQUIRE(by_name.groups.size() == 1);
+  CHECK(by_name.groups[0].method == "forward");
+  CHECK(by_name.groups[0].key == "prof:perf:OPERATOR_CALL");
+  CHECK(by_name.groups[0].count == 4);
+  CHECK(by_name.groups[0].totals == std::vector<uint64_t>{300, 100});
+
+  const ProfilerCounters by_instruction = profiler_counters(*dump, true);
+  REQUIRE(by_instruction.groups.size() == 2);
+  CHECK(by_instruction.groups[0].key == "3");  // numeric order: 3 before 12
+  CHECK(by_instruction.groups[1].key == "12");
+  CHECK(by_instruction.groups[0].totals == std::vector<uint64_t>{200, 80});
+
+  const Table t = profiler_counters_table(by_instruction, true, "profiler counters of x");
+  REQUIRE(t.columns.size() == 8);
+  CHECK(t.columns[4].name == "cycles");
+  CHECK(t.columns[5].name == "cycles_per_event");
+  CHECK(std::get<double>(t.rows[1][5]) == doctest::Approx(50.0));
+  CHECK(std::get<int64_t>(t.rows[0][1]) == 3);
+}
+
+TEST_CASE("profiler counters: the table of a dump, empty without counters, errors name the file") {
+  std::vector<uint8_t> memory(1 << 16);
+  FakeClock clock;
+  ETDumpWriter writer(memory, clock);
+  writer.create_event_block("forward");
+  writer.log_profiling_delegate("prof:sim:OPERATOR_CALL", -1, 1, 2, bytes("etkit-prof/1;device=sim"));
+  std::vector<uint8_t> plain = writer.serialize();
+  Result<Table> none = dump_counters_table("a.etdump", plain, false);
+  REQUIRE(none.ok());
+  CHECK(none->rows.empty());
+  CHECK(none->title == "profiler counters of a.etdump");
+
+  writer.log_profiling_delegate("prof:perf:OPERATOR_CALL", -1, 1, 2,
+                                bytes("etkit-prof/1;device=perf;cycles=9"));
+  const std::vector<std::string> meta = {"profiler.perf.counters=cycles"};
+  std::vector<uint8_t> with = writer.serialize(meta);
+  Result<Table> some = dump_counters_table("b.etdump", with, false);
+  REQUIRE(some.ok());
+  REQUIRE(some->rows.size() == 1);
+  CHECK(std::get<int64_t>(some->rows[0][4]) == 9);
+
+  Result<Table> missing = dump_counters_table("/nonexistent/x.etdump", {}, false);
+  REQUIRE_FALSE(missing.ok());
+  CHECK(std::string(missing.error().message()) == "/nonexistent/x.etdump: cannot read the dump");
+  // Bytes that hold the key but are no dump.
+  std::vector<uint8_t> broken(64, 0);
+  const std::string key = "profiler.perf.counters=cycles";
+  std::copy(key.begin(), key.end(), broken.begin() + 16);
+  Result<Table> bad = dump_counters_table("c.etdump", broken, false);
+  REQUIRE_FALSE(bad.ok());
+  CHECK(std::string(bad.error().message()).rfind("c.etdump: ", 0) == 0);
+}
+
+}  // namespace
+}  // namespace etkit::inspect
