@@ -35,9 +35,10 @@ std::map<Key, Samples> collect(const TraceSelection& s) {
   std::map<Key, Samples> out;
   for (size_t i : s.events) {
     const TraceEvent& e = s.trace->events[i];
-    Samples& samples = out[{s.trace->blocks[e.block].method, e.instruction, e.name}];
+    Samples& samples =
+        out[{s.trace->blocks[e.block].method, e.instruction, std::string(e.name)}];
     samples.durations.push_back(e.duration_ns);
-    if (samples.op.empty()) samples.op = e.op;
+    if (samples.op.empty()) samples.op = std::string(e.op);
   }
   for (auto& [key, samples] : out) std::sort(samples.durations.begin(), samples.durations.end());
   return out;

@@ -13,6 +13,7 @@
 
 #include "etkit/core/data_loader.h"
 #include "etkit/formats/etdump_generated.h"
+#include "etdump_flatbuffer.h"
 
 namespace etkit::inspect {
 namespace {
@@ -83,243 +84,269 @@ bool checked_nbytes(ScalarType dtype, const std::vector<int64_t>& sizes, size_t*
   return true;
 }
 
-// Converts verified flatbuffer tables into the model, checking what the verifier does not.
-// `origin_` is the address of file byte 0, for offsets in messages; the storage it points into
-// is 8-byte aligned, so absolute alignment equals alignment within the file.
-class Converter {
- public:
-  explicit Converter(const uint8_t* origin) : origin_(origin) {}
+}  // namespace
 
-  Result<ETDump> convert(const fb::ETDump* root, bool size_prefixed) {
-    ETDump out;
-    out.version = root->version();
-    out.size_prefixed = size_prefixed;
-    const auto* runs = root->run_data();
-    for (size_t r = 0; r < vsize(runs); ++r) {
-      const fb::RunData* run = at(runs, r);
-      if (run->name() != nullptr && run->name()->string_view() == kMetadataBlockName) {
-        ETKIT_TRY(read_metadata(run, r, &out.metadata));
-        continue;
-      }
-      RunBlock block;
-      block.name = str(run->name());
-      block.bundled_input_index = run->bundled_input_index();
-      for (size_t a = 0; a < vsize(run->allocators()); ++a) {
-        block.allocators.push_back(str(at(run->allocators(), a)->name()));
-      }
-      const size_t num_events = vsize(run->events());
-      block.events.reserve(num_events);
-      for (size_t e = 0; e < num_events; ++e) {
-        where_ = "run " + std::to_string(r) + " event " + std::to_string(e);
-        ETKIT_TRY(convert_event(at(run->events(), e), &block.events.emplace_back()));
-      }
-      out.blocks.push_back(std::move(block));
-    }
-    return out;
+namespace detail {
+
+Error EventConverter::fail(const char* format, ...) {
+  char buf[Error::kMaxMessage];
+  va_list args;
+  va_start(args, format);
+  std::vsnprintf(buf, sizeof(buf), format, args);
+  va_end(args);
+  if (in_metadata_) {
+    return Error(ErrorCode::InvalidData, "run %zu (%s): %s", run_, kMetadataBlockName, buf);
   }
+  return Error(ErrorCode::InvalidData, "run %zu event %zu: %s", run_, index_, buf);
+}
 
- private:
-  Error fail(const char* format, ...) __attribute__((format(printf, 2, 3))) {
-    char buf[Error::kMaxMessage];
-    va_list args;
-    va_start(args, format);
-    std::vsnprintf(buf, sizeof(buf), format, args);
-    va_end(args);
-    return Error(ErrorCode::InvalidData, "%s: %s", where_.c_str(), buf);
+Error EventConverter::read_metadata(const fb::RunData* run, size_t r,
+                                    std::map<std::string, std::string>* metadata) {
+  run_ = r;
+  in_metadata_ = true;
+  if (vsize(run->events()) != 0) {
+    return fail("the metadata block has %zu events; it holds only key=value allocator names",
+                vsize(run->events()));
   }
-
-  Error read_metadata(const fb::RunData* run, size_t r,
-                      std::map<std::string, std::string>* metadata) {
-    where_ = "run " + std::to_string(r) + " (" + kMetadataBlockName + ")";
-    if (vsize(run->events()) != 0) {
-      return fail("the metadata block has %zu events; it holds only key=value allocator names",
-                  vsize(run->events()));
+  for (size_t a = 0; a < vsize(run->allocators()); ++a) {
+    const std::string entry = str(at(run->allocators(), a)->name());
+    const size_t eq = entry.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      return fail("allocator %zu '%s' is not key=value", a, entry.c_str());
     }
-    for (size_t a = 0; a < vsize(run->allocators()); ++a) {
-      const std::string entry = str(at(run->allocators(), a)->name());
-      const size_t eq = entry.find('=');
-      if (eq == std::string::npos || eq == 0) {
-        return fail("allocator %zu '%s' is not key=value", a, entry.c_str());
-      }
-      std::string key = entry.substr(0, eq);
-      if (metadata->count(key) != 0) {
-        return fail("metadata key '%s' is given twice", key.c_str());
-      }
-      (*metadata)[std::move(key)] = entry.substr(eq + 1);
+    std::string key = entry.substr(0, eq);
+    if (metadata->count(key) != 0) {
+      return fail("metadata key '%s' is given twice", key.c_str());
     }
-    return Error();
+    (*metadata)[std::move(key)] = entry.substr(eq + 1);
   }
+  in_metadata_ = false;
+  return Error();
+}
 
-  // Fills `out_event`. (Not a Result<Event>: with one, GCC 12 -O2 reports a false
-  // -Warray-bounds in Result<T>::error() of the smaller Results in this file, apparently after
-  // merging their identical code with that of Result<Event>, which is larger than Error.)
-  Error convert_event(const fb::Event* e, Event* out_event) {
-    Event& out = *out_event;
-    const char* set[3];
-    size_t num_set = 0;
-    if (e->profile_event() != nullptr) set[num_set++] = "profile_event";
-    if (e->allocation_event() != nullptr) set[num_set++] = "allocation_event";
-    if (e->debug_event() != nullptr) set[num_set++] = "debug_event";
-    if (num_set == 0) {
-      return fail("no field set; expected one of profile_event, allocation_event, debug_event");
-    }
-    if (num_set > 1) {
-      return fail("%s and %s are both set; expected exactly one", set[0], set[1]);
-    }
-    if (const fb::ProfileEvent* p = e->profile_event()) {
-      out.kind = Event::Kind::Profile;
-      ProfileEvent& pe = out.profile;
-      pe.name = str(p->name());
-      pe.chain_index = p->chain_index();
-      pe.instruction_id = p->instruction_id();
-      pe.delegate_debug_id_int = p->delegate_debug_id_int();
-      pe.delegate_debug_id_str = str(p->delegate_debug_id_str());
-      if (const auto* md = p->delegate_debug_metadata()) {
-        pe.delegate_debug_metadata.assign(md->begin(), md->end());
-      }
-      pe.start_time = p->start_time();
-      pe.end_time = p->end_time();
-    } else if (const fb::AllocationEvent* a = e->allocation_event()) {
-      out.kind = Event::Kind::Allocation;
-      out.allocation.allocator_id = a->allocator_id();
-      out.allocation.allocation_size = a->allocation_size();
-    } else {
-      const fb::DebugEvent* d = e->debug_event();
-      out.kind = Event::Kind::Debug;
-      DebugEvent& de = out.debug;
-      de.chain_index = d->chain_index();
-      de.instruction_id = d->instruction_id();
-      de.delegate_debug_id_int = d->delegate_debug_id_int();
-      de.delegate_debug_id_str = str(d->delegate_debug_id_str());
-      de.name = str(d->name());
-      if (d->debug_entry() == nullptr) return fail("debug event has no value (debug_entry)");
-      ETKIT_ASSIGN_OR_RETURN(de.value, convert_value(d->debug_entry()));
-    }
-    return Error();
+Error EventConverter::check_fields(const fb::Event* e) {
+  const char* set[3];
+  size_t num_set = 0;
+  if (e->profile_event() != nullptr) set[num_set++] = "profile_event";
+  if (e->allocation_event() != nullptr) set[num_set++] = "allocation_event";
+  if (e->debug_event() != nullptr) set[num_set++] = "debug_event";
+  if (num_set == 0) {
+    return fail("no field set; expected one of profile_event, allocation_event, debug_event");
   }
+  if (num_set > 1) {
+    return fail("%s and %s are both set; expected exactly one", set[0], set[1]);
+  }
+  return Error();
+}
 
-  Result<LoggedValue> convert_value(const fb::Value* v) {
-    // The payload field each ValueType needs; Null needs none and String has none.
-    struct Payload {
-      const char* field;
-      bool present;
-    };
-    const Payload payloads[] = {
-        {"tensor", v->tensor() != nullptr},
-        {"tensor_list", v->tensor_list() != nullptr},
-        {"int_value", v->int_value() != nullptr},
-        {"float_value", v->float_value() != nullptr},
-        {"double_value", v->double_value() != nullptr},
-        {"bool_value", v->bool_value() != nullptr},
-    };
-    const auto raw = static_cast<int>(v->val());
-    const char* needed = nullptr;
-    LoggedValue out;
-    switch (v->val()) {
-      case fb::ValueType::Null: out.kind = LoggedValue::Kind::Null; break;
-      case fb::ValueType::Int: out.kind = LoggedValue::Kind::Int; needed = "int_value"; break;
-      case fb::ValueType::Bool: out.kind = LoggedValue::Kind::Bool; needed = "bool_value"; break;
-      case fb::ValueType::Float:
-        out.kind = LoggedValue::Kind::Float;
-        needed = "float_value";
-        break;
-      case fb::ValueType::Double:
-        out.kind = LoggedValue::Kind::Double;
-        needed = "double_value";
-        break;
-      case fb::ValueType::Tensor: out.kind = LoggedValue::Kind::Tensor; needed = "tensor"; break;
-      case fb::ValueType::TensorList:
-        out.kind = LoggedValue::Kind::TensorList;
-        needed = "tensor_list";
-        break;
-      case fb::ValueType::String:
-        return fail("value type String cannot be read: ETDump's Value has no field for a string");
-      default:
-        return fail("value type %d is unknown (expected 0..7, Null..String)", raw);
+Error EventConverter::check(const fb::Event* e, size_t run, size_t index) {
+  run_ = run;
+  index_ = index;
+  in_metadata_ = false;
+  ETKIT_TRY(check_fields(e));
+  if (const fb::DebugEvent* d = e->debug_event()) {
+    if (d->debug_entry() == nullptr) return fail("debug event has no value (debug_entry)");
+    Result<LoggedValue> value = convert_value(d->debug_entry(), run, index);
+    if (!value.ok()) return value.error();
+  }
+  return Error();
+}
+
+// (Fills `out_event` rather than returning a Result<Event>: with one, GCC 12 -O2 reports a false
+// -Warray-bounds in Result<T>::error() of the smaller Results in this file, apparently after
+// merging their identical code with that of Result<Event>, which is larger than Error.)
+Error EventConverter::convert(const fb::Event* e, size_t run, size_t index, Event* out_event) {
+  run_ = run;
+  index_ = index;
+  in_metadata_ = false;
+  Event& out = *out_event;
+  ETKIT_TRY(check_fields(e));
+  if (const fb::ProfileEvent* p = e->profile_event()) {
+    out.kind = Event::Kind::Profile;
+    ProfileEvent& pe = out.profile;
+    pe.name = str(p->name());
+    pe.chain_index = p->chain_index();
+    pe.instruction_id = p->instruction_id();
+    pe.delegate_debug_id_int = p->delegate_debug_id_int();
+    pe.delegate_debug_id_str = str(p->delegate_debug_id_str());
+    if (const auto* md = p->delegate_debug_metadata()) {
+      pe.delegate_debug_metadata.assign(md->begin(), md->end());
     }
-    const char* type_name = fb::EnumNameValueType(v->val());
-    for (const Payload& p : payloads) {
-      const bool is_needed = needed != nullptr && std::strcmp(p.field, needed) == 0;
-      if (is_needed && !p.present) {
-        return fail("value type is %s but its %s field is absent", type_name, p.field);
-      }
-      if (!is_needed && p.present) {
-        return fail("value type is %s but %s is set", type_name, p.field);
-      }
+    pe.start_time = p->start_time();
+    pe.end_time = p->end_time();
+  } else if (const fb::AllocationEvent* a = e->allocation_event()) {
+    out.kind = Event::Kind::Allocation;
+    out.allocation.allocator_id = a->allocator_id();
+    out.allocation.allocation_size = a->allocation_size();
+  } else {
+    const fb::DebugEvent* d = e->debug_event();
+    out.kind = Event::Kind::Debug;
+    DebugEvent& de = out.debug;
+    de.chain_index = d->chain_index();
+    de.instruction_id = d->instruction_id();
+    de.delegate_debug_id_int = d->delegate_debug_id_int();
+    de.delegate_debug_id_str = str(d->delegate_debug_id_str());
+    de.name = str(d->name());
+    if (d->debug_entry() == nullptr) return fail("debug event has no value (debug_entry)");
+    ETKIT_ASSIGN_OR_RETURN(de.value, convert_value(d->debug_entry(), run, index));
+  }
+  return Error();
+}
+
+Result<LoggedValue> EventConverter::convert_value(const fb::Value* v, size_t run, size_t index) {
+  run_ = run;
+  index_ = index;
+  in_metadata_ = false;
+  // The payload field each ValueType needs; Null needs none and String has none.
+  struct Payload {
+    const char* field;
+    bool present;
+  };
+  const Payload payloads[] = {
+      {"tensor", v->tensor() != nullptr},
+      {"tensor_list", v->tensor_list() != nullptr},
+      {"int_value", v->int_value() != nullptr},
+      {"float_value", v->float_value() != nullptr},
+      {"double_value", v->double_value() != nullptr},
+      {"bool_value", v->bool_value() != nullptr},
+  };
+  const auto raw = static_cast<int>(v->val());
+  const char* needed = nullptr;
+  LoggedValue out;
+  switch (v->val()) {
+    case fb::ValueType::Null: out.kind = LoggedValue::Kind::Null; break;
+    case fb::ValueType::Int: out.kind = LoggedValue::Kind::Int; needed = "int_value"; break;
+    case fb::ValueType::Bool: out.kind = LoggedValue::Kind::Bool; needed = "bool_value"; break;
+    case fb::ValueType::Float:
+      out.kind = LoggedValue::Kind::Float;
+      needed = "float_value";
+      break;
+    case fb::ValueType::Double:
+      out.kind = LoggedValue::Kind::Double;
+      needed = "double_value";
+      break;
+    case fb::ValueType::Tensor: out.kind = LoggedValue::Kind::Tensor; needed = "tensor"; break;
+    case fb::ValueType::TensorList:
+      out.kind = LoggedValue::Kind::TensorList;
+      needed = "tensor_list";
+      break;
+    case fb::ValueType::String:
+      return fail("value type String cannot be read: ETDump's Value has no field for a string");
+    default:
+      return fail("value type %d is unknown (expected 0..7, Null..String)", raw);
+  }
+  const char* type_name = fb::EnumNameValueType(v->val());
+  for (const Payload& p : payloads) {
+    const bool is_needed = needed != nullptr && std::strcmp(p.field, needed) == 0;
+    if (is_needed && !p.present) {
+      return fail("value type is %s but its %s field is absent", type_name, p.field);
     }
-    switch (out.kind) {
-      case LoggedValue::Kind::Int: out.int_value = v->int_value()->int_val(); break;
-      case LoggedValue::Kind::Bool: out.bool_value = v->bool_value()->bool_val(); break;
-      case LoggedValue::Kind::Float: out.double_value = v->float_value()->float_val(); break;
-      case LoggedValue::Kind::Double: out.double_value = v->double_value()->double_val(); break;
-      case LoggedValue::Kind::Tensor: {
-        ETKIT_ASSIGN_OR_RETURN(TensorMeta t, convert_tensor(v->tensor(), "tensor"));
+    if (!is_needed && p.present) {
+      return fail("value type is %s but %s is set", type_name, p.field);
+    }
+  }
+  switch (out.kind) {
+    case LoggedValue::Kind::Int: out.int_value = v->int_value()->int_val(); break;
+    case LoggedValue::Kind::Bool: out.bool_value = v->bool_value()->bool_val(); break;
+    case LoggedValue::Kind::Float: out.double_value = v->float_value()->float_val(); break;
+    case LoggedValue::Kind::Double: out.double_value = v->double_value()->double_val(); break;
+    case LoggedValue::Kind::Tensor: {
+      ETKIT_ASSIGN_OR_RETURN(TensorMeta t, convert_tensor(v->tensor(), "tensor"));
+      out.tensors.push_back(std::move(t));
+      break;
+    }
+    case LoggedValue::Kind::TensorList: {
+      const auto* list = v->tensor_list()->tensors();
+      out.tensors.reserve(vsize(list));
+      for (size_t i = 0; i < vsize(list); ++i) {
+        const std::string label = "tensor_list[" + std::to_string(i) + "]";
+        ETKIT_ASSIGN_OR_RETURN(TensorMeta t, convert_tensor(at(list, i), label.c_str()));
         out.tensors.push_back(std::move(t));
-        break;
       }
-      case LoggedValue::Kind::TensorList: {
-        const auto* list = v->tensor_list()->tensors();
-        out.tensors.reserve(vsize(list));
-        for (size_t i = 0; i < vsize(list); ++i) {
-          const std::string label = "tensor_list[" + std::to_string(i) + "]";
-          ETKIT_ASSIGN_OR_RETURN(TensorMeta t, convert_tensor(at(list, i), label.c_str()));
-          out.tensors.push_back(std::move(t));
-        }
-        break;
-      }
-      case LoggedValue::Kind::Null: break;
+      break;
     }
-    out.is_output = v->output() != nullptr && v->output()->bool_val();
-    return out;
+    case LoggedValue::Kind::Null: break;
   }
+  out.is_output = v->output() != nullptr && v->output()->bool_val();
+  return out;
+}
 
-  // Copies a [long] vector after checking that its elements are 8-byte aligned: the verifier
-  // only checks the alignment of the length in front of them. (An empty vector has nothing to
-  // misread, and flatbuffers' own builder writes some at 4 mod 8.)
-  Error read_longs(const flatbuffers::Vector<int64_t>* v, const char* label, const char* field,
-                   std::vector<int64_t>* out) {
-    if (v == nullptr || v->size() == 0) return Error();
-    const uint8_t* data = v->Data();
-    if (reinterpret_cast<uintptr_t>(data) % alignof(int64_t) != 0) {
-      return fail("%s: %s at byte %td are not 8-byte aligned", label, field, data - origin_);
-    }
-    out->assign(v->begin(), v->end());
-    return Error();
+// Copies a [long] vector after checking that its elements are 8-byte aligned: the verifier
+// only checks the alignment of the length in front of them. (An empty vector has nothing to
+// misread, and flatbuffers' own builder writes some at 4 mod 8.)
+Error EventConverter::read_longs(const flatbuffers::Vector<int64_t>* v, const char* label,
+                                 const char* field, std::vector<int64_t>* out) {
+  if (v == nullptr || v->size() == 0) return Error();
+  const uint8_t* data = v->Data();
+  if (reinterpret_cast<uintptr_t>(data) % alignof(int64_t) != 0) {
+    return fail("%s: %s at byte %td are not 8-byte aligned", label, field, data - origin_);
   }
+  out->assign(v->begin(), v->end());
+  return Error();
+}
 
-  Result<TensorMeta> convert_tensor(const fb::Tensor* t, const char* label) {
-    TensorMeta out;
-    const int raw = static_cast<int>(t->scalar_type());
-    if (!is_valid_scalar_type(raw)) {
-      return fail("%s: unknown scalar_type %d", label, raw);
-    }
-    out.dtype = static_cast<ScalarType>(raw);
-    ETKIT_TRY(read_longs(t->sizes(), label, "sizes", &out.sizes));
-    ETKIT_TRY(read_longs(t->strides(), label, "strides", &out.strides));
-    for (size_t i = 0; i < out.sizes.size(); ++i) {
-      if (out.sizes[i] < 0) {
-        return fail("%s: negative size %lld in dimension %zu", label,
-                    static_cast<long long>(out.sizes[i]), i);
-      }
-    }
-    if (!out.strides.empty() && out.strides.size() != out.sizes.size()) {
-      return fail("%s: %zu strides for %zu sizes", label, out.strides.size(), out.sizes.size());
-    }
-    size_t nbytes = 0;
-    if (!checked_nbytes(out.dtype, out.sizes, &nbytes)) {
-      return fail("%s: the byte count of its %zu sizes overflows", label, out.sizes.size());
-    }
-    out.offset = t->offset();
-    if (out.offset < -1) {
-      return fail("%s: offset %lld is negative (only -1, no payload, is allowed)", label,
-                  static_cast<long long>(out.offset));
-    }
-    return out;
+Result<TensorMeta> EventConverter::convert_tensor(const fb::Tensor* t, const char* label) {
+  TensorMeta out;
+  const int raw = static_cast<int>(t->scalar_type());
+  if (!is_valid_scalar_type(raw)) {
+    return fail("%s: unknown scalar_type %d", label, raw);
   }
+  out.dtype = static_cast<ScalarType>(raw);
+  ETKIT_TRY(read_longs(t->sizes(), label, "sizes", &out.sizes));
+  ETKIT_TRY(read_longs(t->strides(), label, "strides", &out.strides));
+  for (size_t i = 0; i < out.sizes.size(); ++i) {
+    if (out.sizes[i] < 0) {
+      return fail("%s: negative size %lld in dimension %zu", label,
+                  static_cast<long long>(out.sizes[i]), i);
+    }
+  }
+  if (!out.strides.empty() && out.strides.size() != out.sizes.size()) {
+    return fail("%s: %zu strides for %zu sizes", label, out.strides.size(), out.sizes.size());
+  }
+  size_t nbytes = 0;
+  if (!checked_nbytes(out.dtype, out.sizes, &nbytes)) {
+    return fail("%s: the byte count of its %zu sizes overflows", label, out.sizes.size());
+  }
+  out.offset = t->offset();
+  if (out.offset < -1) {
+    return fail("%s: offset %lld is negative (only -1, no payload, is allowed)", label,
+                static_cast<long long>(out.offset));
+  }
+  return out;
+}
 
-  const uint8_t* origin_;
-  std::string where_;
-};
+}  // namespace detail
+
+namespace {
+
+// Converts a verified dump into the owning model.
+Result<ETDump> convert_dump(const detail::VerifiedDump& v) {
+  detail::EventConverter converter(v.origin);
+  ETDump out;
+  out.version = v.root->version();
+  out.size_prefixed = v.size_prefixed;
+  const auto* runs = v.root->run_data();
+  for (size_t r = 0; r < vsize(runs); ++r) {
+    const fb::RunData* run = at(runs, r);
+    if (run->name() != nullptr && run->name()->string_view() == kMetadataBlockName) {
+      ETKIT_TRY(converter.read_metadata(run, r, &out.metadata));
+      continue;
+    }
+    RunBlock block;
+    block.name = str(run->name());
+    block.bundled_input_index = run->bundled_input_index();
+    for (size_t a = 0; a < vsize(run->allocators()); ++a) {
+      block.allocators.push_back(str(at(run->allocators(), a)->name()));
+    }
+    const size_t num_events = vsize(run->events());
+    block.events.reserve(num_events);
+    for (size_t e = 0; e < num_events; ++e) {
+      ETKIT_TRY(converter.convert(at(run->events(), e), r, e, &block.events.emplace_back()));
+    }
+    out.blocks.push_back(std::move(block));
+  }
+  return out;
+}
 
 // Copies `bytes` into `storage`, `pad` bytes after its 8-byte-aligned start; returns the start.
 const uint8_t* aligned_copy(std::span<const uint8_t> bytes, size_t pad,
@@ -349,7 +376,9 @@ size_t TensorMeta::nbytes() const {
   return checked_nbytes(dtype, sizes, &n) ? n : SIZE_MAX;
 }
 
-Result<ETDump> read_etdump(std::span<const uint8_t> bytes) {
+namespace detail {
+
+Error verify_etdump(std::span<const uint8_t> bytes, VerifiedDump* out) {
   const size_t size = bytes.size();
   const uint8_t* p = bytes.data();
   if (size < 8) {
@@ -381,9 +410,9 @@ Result<ETDump> read_etdump(std::span<const uint8_t> bytes) {
 
   // Flatbuffer accessors read fields in place, so the buffer must be as aligned as its widest
   // field (8 bytes) for those reads to be aligned; misaligned input is copied.
-  std::vector<uint64_t> storage;
+  out->storage.clear();
   const uint8_t* base =
-      reinterpret_cast<uintptr_t>(p) % 8 == 0 ? p : aligned_copy(bytes, 0, &storage);
+      reinterpret_cast<uintptr_t>(p) % 8 == 0 ? p : aligned_copy(bytes, 0, &out->storage);
   flatbuffers::Verifier verifier = make_verifier(base, size);
   if (size_prefixed) {
     if (!fb::VerifySizePrefixedETDumpBuffer(verifier)) {
@@ -393,15 +422,21 @@ Result<ETDump> read_etdump(std::span<const uint8_t> bytes) {
                    "truncated",
                    size);
     }
-    return Converter(base).convert(fb::GetSizePrefixedETDump(base), true);
+    out->root = fb::GetSizePrefixedETDump(base);
+    out->size_prefixed = true;
+    out->origin = base;
+    return Error();
   }
   if (verifier.VerifyBuffer<fb::ETDump>(kIdentifier)) {
-    return Converter(base).convert(fb::GetETDump(base), false);
+    out->root = fb::GetETDump(base);
+    out->size_prefixed = false;
+    out->origin = base;
+    return Error();
   }
   // A runtime dump with its prefix cut off has its 8-byte fields at 4 mod 8. Put the bytes 4 past
   // an aligned address, where the writer had them, and verify from there: every field read is
   // still checked and aligned.
-  const uint8_t* padded = aligned_copy(bytes, 4, &storage);
+  const uint8_t* padded = aligned_copy(bytes, 4, &out->storage);
   flatbuffers::Verifier shifted = make_verifier(padded, size + 4);
   if (!shifted.VerifyBufferFromStart<fb::ETDump>(kIdentifier, 4)) {
     return Error(ErrorCode::InvalidData,
@@ -410,7 +445,18 @@ Result<ETDump> read_etdump(std::span<const uint8_t> bytes) {
                  "truncated",
                  size);
   }
-  return Converter(padded + 4).convert(fb::GetETDump(padded + 4), false);
+  out->root = fb::GetETDump(padded + 4);
+  out->size_prefixed = false;
+  out->origin = padded + 4;
+  return Error();
+}
+
+}  // namespace detail
+
+Result<ETDump> read_etdump(std::span<const uint8_t> bytes) {
+  detail::VerifiedDump verified;
+  ETKIT_TRY(detail::verify_etdump(bytes, &verified));
+  return convert_dump(verified);
 }
 
 Result<ETDump> read_etdump_file(const std::string& path) {

@@ -34,14 +34,14 @@ Table event_table(const Trace& trace, const std::vector<size_t>& selected, TimeU
     } else {
       row.emplace_back(static_cast<int64_t>(b.iteration));
     }
-    row.emplace_back(e.name);
-    row.emplace_back(e.op);
+    row.emplace_back(std::string(e.name));
+    row.emplace_back(std::string(e.op));
     if (e.instruction >= 0) {
       row.emplace_back(static_cast<int64_t>(e.instruction));
     } else {
       row.emplace_back(std::monostate{});
     }
-    row.emplace_back(e.delegate_id);
+    row.emplace_back(std::string(e.delegate_id));
     row.emplace_back(static_cast<int64_t>(e.depth));
     row.emplace_back(from_ns(e.start_ns, unit));
     row.emplace_back(from_ns(e.duration_ns, unit));

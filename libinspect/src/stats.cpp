@@ -1,6 +1,8 @@
 #include "etkit/inspect/stats.h"
 
 #include <algorithm>
+#include <charconv>
+#include <cstdint>
 #include <cmath>
 #include <map>
 #include <tuple>
@@ -43,78 +45,136 @@ double percentile(const std::vector<double>& sorted, double p) {
 
 namespace {
 
-// True for the outermost selected event of an instruction: it has an operator and no enclosing
-// event of the same instruction is selected.
-bool is_instruction_root(const Trace& trace, const std::vector<bool>& selected,
-                         const TraceEvent& e) {
-  if (e.op.empty() || e.instruction < 0) return false;
-  for (int32_t p = e.parent; p >= 0; p = trace.events[static_cast<size_t>(p)].parent) {
-    const TraceEvent& up = trace.events[static_cast<size_t>(p)];
-    if (up.instruction != e.instruction || up.chain != e.chain || up.op.empty()) break;
-    if (selected[static_cast<size_t>(p)]) return false;
-  }
-  return true;
-}
+constexpr size_t kSlots = 256;
 
-// Traced time per method: outermost events of every block that has a selected event.
-std::map<std::string, double> method_totals(const std::vector<TraceSelection>& sources) {
-  std::map<std::string, double> totals;
-  for (const TraceSelection& s : sources) {
-    std::vector<bool> seen(s.trace->blocks.size(), false);
-    for (size_t i : s.events) seen[s.trace->events[i].block] = true;
-    for (size_t b = 0; b < seen.size(); ++b) {
-      if (!seen[b]) continue;
-      const TraceBlock& block = s.trace->blocks[b];
-      double& total = totals[block.method];
-      for (size_t i = block.first_event; i < block.first_event + block.num_events; ++i) {
-        if (s.trace->events[i].parent < 0) total += s.trace->events[i].duration_ns;
-      }
-    }
-  }
-  return totals;
+size_t slot_hash(const void* method, const void* key, size_t size) {
+  uint64_t h = reinterpret_cast<uintptr_t>(method) * 0x9e3779b97f4a7c15ULL;
+  h ^= reinterpret_cast<uintptr_t>(key) + 0x7f4a7c15ULL + (h << 6) + (h >> 2);
+  h ^= size * 0xc2b2ae3d27d4eb4fULL;
+  return static_cast<size_t>(h >> 32) % kSlots;
 }
 
 }  // namespace
 
-std::vector<GroupStats> compute_stats(const std::vector<TraceSelection>& sources, GroupBy by,
-                                      SortKey sort) {
-  struct Acc {
-    std::vector<double> durations;
-    double self = 0;
-    std::string op;
-  };
-  std::map<std::pair<std::string, std::string>, Acc> groups;
-  for (const TraceSelection& s : sources) {
-    std::vector<bool> selected;
-    if (by != GroupBy::Name) {
-      selected.assign(s.trace->events.size(), false);
-      for (size_t i : s.events) selected[i] = true;
+StatsAccumulator::StatsAccumulator(GroupBy by, bool mergeable)
+    : by_(by), mergeable_(mergeable), slots_(kSlots) {}
+
+size_t StatsAccumulator::group_of(const std::string& method, const void* key_id, size_t key_size,
+                                  std::string_view key) {
+  Slot& slot = slots_[slot_hash(&method, key_id, key_size)];
+  if (slot.epoch == epoch_ && slot.method == &method && slot.key == key_id &&
+      slot.size == key_size) {
+    return slot.group;
+  }
+  std::pair<std::string, std::string> id{method, std::string(key)};
+  auto it = index_.find(id);
+  if (it == index_.end()) {
+    Group g;
+    g.method = id.first;
+    g.key = id.second;
+    it = index_.emplace(std::move(id), groups_.size()).first;
+    groups_.push_back(std::move(g));
+  }
+  slot = {epoch_, &method, key_id, key_size, it->second};
+  return it->second;
+}
+
+void StatsAccumulator::add(const Trace& trace, const std::vector<size_t>& events) {
+  if (events.empty()) return;
+  ++epoch_;  // addresses cached by an earlier call may belong to another trace by now
+  const size_t lo = events.front();
+  const size_t hi = events.back();
+  if (by_ != GroupBy::Name) {
+    selected_.assign(hi - lo + 1, 0);
+    for (size_t i : events) selected_[i - lo] = 1;
+  }
+  // True for the outermost selected event of an instruction: it has an operator and no
+  // enclosing event of the same instruction is selected.
+  auto is_instruction_root = [&](const TraceEvent& e) {
+    if (e.op.empty() || e.instruction < 0) return false;
+    for (int32_t p = e.parent; p >= 0; p = trace.events[static_cast<size_t>(p)].parent) {
+      const TraceEvent& up = trace.events[static_cast<size_t>(p)];
+      if (up.instruction != e.instruction || up.chain != e.chain || up.op.empty()) break;
+      const auto pi = static_cast<size_t>(p);
+      if (pi >= lo && pi <= hi && selected_[pi - lo] != 0) return false;
     }
-    for (size_t i : s.events) {
-      const TraceEvent& e = s.trace->events[i];
-      const std::string& method = s.trace->blocks[e.block].method;
-      std::string key;
-      if (by == GroupBy::Name) {
-        key = e.name;
+    return true;
+  };
+  char digits[16];
+  for (size_t i : events) {
+    const TraceEvent& e = trace.events[i];
+    const std::string& method = trace.blocks[e.block].method;
+    size_t g = 0;
+    if (by_ == GroupBy::Name) {
+      g = group_of(method, e.name.data(), e.name.size(), e.name);
+    } else {
+      if (!is_instruction_root(e)) continue;
+      if (by_ == GroupBy::Operator) {
+        g = group_of(method, e.op.data(), e.op.size(), e.op);
       } else {
-        if (!is_instruction_root(*s.trace, selected, e)) continue;
-        key = by == GroupBy::Operator ? e.op : std::to_string(e.instruction);
+        auto [end, ec] = std::to_chars(digits, digits + sizeof(digits), e.instruction);
+        // The instruction itself is the address-free part of the cache key.
+        g = group_of(method, nullptr, static_cast<size_t>(e.instruction) + 1,
+                     std::string_view(digits, static_cast<size_t>(end - digits)));
       }
-      Acc& acc = groups[{method, key}];
-      acc.durations.push_back(e.duration_ns);
-      acc.self += e.self_ns;
-      if (by == GroupBy::Instruction && acc.op.empty()) acc.op = e.op;
+    }
+    Group& acc = groups_[g];
+    acc.durations.push_back(e.duration_ns);
+    acc.self += e.self_ns;
+    if (mergeable_) acc.selfs.push_back(e.self_ns);
+    if (by_ == GroupBy::Instruction && acc.op.empty()) acc.op = std::string(e.op);
+  }
+  // Traced time per method: outermost events of every block that has a selected event.
+  size_t last_block = SIZE_MAX;
+  for (size_t i : events) {
+    const size_t b = trace.events[i].block;
+    if (b == last_block) continue;
+    last_block = b;
+    const TraceBlock& block = trace.blocks[b];
+    MethodTime& time = totals_[block.method];
+    for (size_t k = block.first_event; k < block.first_event + block.num_events; ++k) {
+      if (trace.events[k].parent >= 0) continue;
+      time.total += trace.events[k].duration_ns;
+      if (mergeable_) time.roots.push_back(trace.events[k].duration_ns);
     }
   }
-  const std::map<std::string, double> totals = method_totals(sources);
+}
+
+void StatsAccumulator::merge(const StatsAccumulator& other) {
+  ++epoch_;
+  for (const Group& from : other.groups_) {
+    std::pair<std::string, std::string> id{from.method, from.key};
+    auto it = index_.find(id);
+    if (it == index_.end()) {
+      Group g;
+      g.method = from.method;
+      g.key = from.key;
+      it = index_.emplace(std::move(id), groups_.size()).first;
+      groups_.push_back(std::move(g));
+    }
+    Group& to = groups_[it->second];
+    to.durations.insert(to.durations.end(), from.durations.begin(), from.durations.end());
+    for (double x : from.selfs) to.self += x;
+    if (mergeable_) to.selfs.insert(to.selfs.end(), from.selfs.begin(), from.selfs.end());
+    if (to.op.empty()) to.op = from.op;
+  }
+  for (const auto& [method, from] : other.totals_) {
+    MethodTime& to = totals_[method];
+    for (double x : from.roots) to.total += x;
+    if (mergeable_) to.roots.insert(to.roots.end(), from.roots.begin(), from.roots.end());
+  }
+}
+
+std::vector<GroupStats> StatsAccumulator::finish(SortKey sort) {
+  const GroupBy by = by_;
   std::vector<GroupStats> out;
-  out.reserve(groups.size());
-  for (auto& [id, acc] : groups) {
+  out.reserve(groups_.size());
+  for (Group& acc : groups_) {
     std::vector<double>& d = acc.durations;
     std::sort(d.begin(), d.end());
     GroupStats g;
-    g.method = id.first;
-    g.key = id.second;
+    g.method = acc.method;
+    g.key = acc.key;
     g.op = acc.op;
     g.count = d.size();
     g.min = d.front();
@@ -125,7 +185,8 @@ std::vector<GroupStats> compute_stats(const std::vector<TraceSelection>& sources
     for (double x : d) g.total += x;
     g.mean = g.total / static_cast<double>(d.size());
     g.self = acc.self;
-    const double method_total = totals.count(g.method) ? totals.at(g.method) : 0;
+    auto t = totals_.find(g.method);
+    const double method_total = t != totals_.end() ? t->second.total : 0;
     const double part = by == GroupBy::Name ? g.self : g.total;
     g.share = method_total > 0 ? 100.0 * part / method_total : 0;
     out.push_back(std::move(g));
@@ -157,6 +218,33 @@ std::vector<GroupStats> compute_stats(const std::vector<TraceSelection>& sources
     return key_less(a, b);
   });
   return out;
+}
+
+Error accumulate_stats(TraceReader& reader, EventSelector* selector, OperatorNamer* namer,
+                       StatsAccumulator& by, StatsAccumulator* ops) {
+  Trace trace = reader.skeleton();
+  std::vector<size_t> selected;
+  for (size_t b = 0; b < trace.blocks.size(); ++b) {
+    const bool use = selector != nullptr && selector->block_selected(trace, b);
+    if (!use && namer == nullptr) continue;
+    trace.events.clear();
+    trace.values.clear();
+    reader.join_block(b, trace);
+    if (namer != nullptr) ETKIT_TRY(namer->apply(trace));
+    if (!use) continue;
+    selected.clear();
+    selector->select_block(trace, b, selected);
+    by.add(trace, selected);
+    if (ops != nullptr) ops->add(trace, selected);
+  }
+  return Error();
+}
+
+std::vector<GroupStats> compute_stats(const std::vector<TraceSelection>& sources, GroupBy by,
+                                      SortKey sort) {
+  StatsAccumulator acc(by);
+  for (const TraceSelection& s : sources) acc.add(*s.trace, s.events);
+  return acc.finish(sort);
 }
 
 Table stats_table(const std::vector<GroupStats>& stats, GroupBy by, TimeUnit unit, size_t top,
@@ -197,7 +285,11 @@ Table stats_table(const std::vector<GroupStats>& stats, GroupBy by, TimeUnit uni
 
 Table operator_summary_table(const std::vector<TraceSelection>& sources, TimeUnit unit,
                              std::string title) {
-  std::vector<GroupStats> ops = compute_stats(sources, GroupBy::Operator, SortKey::Total);
+  return operator_summary_table(compute_stats(sources, GroupBy::Operator, SortKey::Total), unit,
+                                std::move(title));
+}
+
+Table operator_summary_table(std::vector<GroupStats> ops, TimeUnit unit, std::string title) {
   std::map<std::string, double> op_time;  // per method
   for (const GroupStats& g : ops) op_time[g.method] += g.total;
   const int d = time_decimals(unit);

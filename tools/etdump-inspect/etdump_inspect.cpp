@@ -1,5 +1,6 @@
 #include "etdump_inspect.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <thread>
@@ -28,11 +29,22 @@ void add_jobs_flag(CLI::App& cmd, DumpOptions& options) {
       ->check(CLI::Range(1u, 256u));
 }
 
-bool load_dumps(const std::vector<std::string>& paths, unsigned jobs,
-                std::vector<inspect::Trace>& traces, int& exit_code) {
-  std::vector<Result<inspect::Trace>> results(paths.size(), Error(ErrorCode::Internal, "not read"));
-  // "-" is stdin, read here (once) so that the workers only parse.
-  std::vector<uint8_t> stdin_bytes;
+void parallel_for(size_t n, unsigned jobs, const std::function<void(size_t)>& work) {
+  auto run = [&](size_t first, size_t step) {
+    for (size_t i = first; i < n; i += step) work(i);
+  };
+  const size_t threads = std::min<size_t>(jobs, n);
+  if (threads <= 1) {
+    run(0, 1);
+    return;
+  }
+  std::vector<std::thread> pool;
+  for (size_t t = 0; t < threads; ++t) pool.emplace_back(run, t, threads);
+  for (std::thread& th : pool) th.join();
+}
+
+bool read_stdin_once(const std::vector<std::string>& paths, std::vector<uint8_t>& bytes,
+                     int& exit_code) {
   size_t stdin_uses = 0;
   for (const std::string& p : paths) stdin_uses += p == "-" ? 1 : 0;
   if (stdin_uses > 1) {
@@ -43,26 +55,31 @@ bool load_dumps(const std::vector<std::string>& paths, unsigned jobs,
   if (stdin_uses == 1) {
     std::vector<char> chunk(size_t{1} << 16);
     for (size_t n; (n = std::fread(chunk.data(), 1, chunk.size(), stdin)) > 0;) {
-      stdin_bytes.insert(stdin_bytes.end(), chunk.begin(), chunk.begin() + static_cast<long>(n));
+      bytes.insert(bytes.end(), chunk.begin(), chunk.begin() + static_cast<long>(n));
     }
   }
-  auto load = [&](const std::string& path) -> Result<inspect::Trace> {
-    if (path != "-") return inspect::load_trace(path);
-    Result<inspect::ETDump> dump = inspect::read_etdump(stdin_bytes);
-    if (!dump.ok()) return dump.error().with_context("-");
-    return inspect::build_trace(*dump, "-");
-  };
-  auto work = [&](size_t first, size_t step) {
-    for (size_t i = first; i < paths.size(); i += step) results[i] = load(paths[i]);
-  };
-  const size_t threads = std::min<size_t>(jobs, paths.size());
-  if (threads <= 1) {
-    work(0, 1);
-  } else {
-    std::vector<std::thread> pool;
-    for (size_t t = 0; t < threads; ++t) pool.emplace_back(work, t, threads);
-    for (std::thread& th : pool) th.join();
-  }
+  return true;
+}
+
+Result<inspect::TraceReader> open_dump(const std::string& path, std::vector<uint8_t>& stdin_bytes) {
+  if (path != "-") return inspect::TraceReader::open(path);
+  return inspect::TraceReader::from_bytes(std::move(stdin_bytes), "-");
+}
+
+bool load_dumps(const std::vector<std::string>& paths, unsigned jobs,
+                std::vector<inspect::Trace>& traces, int& exit_code) {
+  std::vector<Result<inspect::Trace>> results(paths.size(), Error(ErrorCode::Internal, "not read"));
+  // "-" is stdin, read here (once) so that the workers only parse.
+  std::vector<uint8_t> stdin_bytes;
+  if (!read_stdin_once(paths, stdin_bytes, exit_code)) return false;
+  parallel_for(paths.size(), jobs, [&](size_t i) {
+    Result<inspect::TraceReader> reader = open_dump(paths[i], stdin_bytes);
+    if (!reader.ok()) {
+      results[i] = reader.error();
+      return;
+    }
+    results[i] = reader->join_all();
+  });
   traces.clear();
   for (Result<inspect::Trace>& r : results) {
     if (!r.ok()) {
@@ -101,13 +118,10 @@ bool load_dumps(const DumpOptions& options, unsigned jobs, std::vector<inspect::
   return true;
 }
 
-bool select(const inspect::Trace& trace, const DumpOptions& options, bool executions_only,
-            std::vector<size_t>& selected) {
+std::string selection_error(const inspect::Trace& trace, const DumpOptions& options) {
   if (options.block >= 0 && static_cast<size_t>(options.block) >= trace.blocks.size()) {
-    print_error(kEtdumpInspect, trace.path + ": block " + std::to_string(options.block) +
-                                    " is out of range (the dump has " +
-                                    std::to_string(trace.blocks.size()) + " blocks)");
-    return false;
+    return trace.path + ": block " + std::to_string(options.block) +
+           " is out of range (the dump has " + std::to_string(trace.blocks.size()) + " blocks)";
   }
   if (!options.method.empty()) {
     std::string methods;
@@ -119,17 +133,29 @@ bool select(const inspect::Trace& trace, const DumpOptions& options, bool execut
       }
     }
     if (!found) {
-      print_error(kEtdumpInspect, trace.path + ": no method '" + options.method +
-                                      "' (methods: " + methods + ")");
-      return false;
+      return trace.path + ": no method '" + options.method + "' (methods: " + methods + ")";
     }
   }
+  return std::string();
+}
+
+inspect::EventSelection event_selection(const DumpOptions& options, bool executions_only) {
   inspect::EventSelection s;
   s.method = options.method;
   s.block = options.block;
   s.name_regex = options.name_regex;
   s.include_load = !executions_only || options.block >= 0;
-  Result<std::vector<size_t>> r = inspect::select_events(trace, s);
+  return s;
+}
+
+bool select(const inspect::Trace& trace, const DumpOptions& options, bool executions_only,
+            std::vector<size_t>& selected) {
+  if (std::string e = selection_error(trace, options); !e.empty()) {
+    print_error(kEtdumpInspect, e);
+    return false;
+  }
+  Result<std::vector<size_t>> r =
+      inspect::select_events(trace, event_selection(options, executions_only));
   if (!r.ok()) {
     print_error(kEtdumpInspect, r.error().message());
     return false;

@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
@@ -49,6 +50,21 @@ bool load_dumps(const std::vector<std::string>& paths, unsigned jobs,
 /// `load_dumps`, then names operators from `options.program` when given (exit 2 on error).
 bool load_dumps(const DumpOptions& options, unsigned jobs, std::vector<inspect::Trace>& traces,
                 int& exit_code);
+
+/// Runs `work(0)` ... `work(n - 1)` on up to `jobs` threads.
+void parallel_for(size_t n, unsigned jobs, const std::function<void(size_t)>& work);
+/// Reads stdin into `bytes` when "-" is among `paths`; false (exit 2, diagnostic printed) when
+/// it is given more than once.
+bool read_stdin_once(const std::vector<std::string>& paths, std::vector<uint8_t>& bytes,
+                     int& exit_code);
+/// Opens `path`, or for "-" the bytes read from stdin (taken from `stdin_bytes`).
+Result<inspect::TraceReader> open_dump(const std::string& path, std::vector<uint8_t>& stdin_bytes);
+
+/// Why the selection flags do not fit `trace` (a block out of range, an unknown method), or "".
+std::string selection_error(const inspect::Trace& trace, const DumpOptions& options);
+/// The selection the flags describe; execution blocks only when `executions_only` and no
+/// --block is given.
+inspect::EventSelection event_selection(const DumpOptions& options, bool executions_only);
 
 /// Selects the events of `trace` per the selection flags; execution blocks only when
 /// `executions_only` and no --block is given. Prints a diagnostic and returns false (exit 2) on

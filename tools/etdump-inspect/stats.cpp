@@ -2,10 +2,12 @@
 // instruction) and a summary by operator type, per dump and, for several dumps, pooled.
 
 #include <memory>
+#include <optional>
 
 #include "etdump_inspect.h"
 #include "etkit/inspect/profiler_counters.h"
 #include "etkit/inspect/stats.h"
+#include "etkit/core/runner.h"
 #include "etkit/tools/diagnostics.h"
 
 namespace etkit::tools {
@@ -17,6 +19,127 @@ struct StatsOptions : DumpOptions {
   std::string sort = "total";
   size_t top = 0;
 };
+
+// One dump, joined and aggregated block by block (its events are never all in memory; see
+// DESIGN.md section 5). The errors are kept to be reported in the order a whole load would
+// meet them: unreadable dumps, then operator naming, then the selection.
+struct DumpStats {
+  std::string path;
+  std::string load_error;
+  std::string name_error;
+  std::string select_error;
+  std::unique_ptr<inspect::StatsAccumulator> by;
+  std::unique_ptr<inspect::StatsAccumulator> ops;  // by operator, for the summary
+};
+
+void aggregate(const StatsOptions& options, inspect::GroupBy by, bool mergeable,
+               const Program* program, std::vector<uint8_t>& stdin_bytes, DumpStats& out) {
+  Result<inspect::TraceReader> reader = open_dump(out.path, stdin_bytes);
+  if (!reader.ok()) {
+    out.load_error = reader.error().message();
+    return;
+  }
+  out.select_error = selection_error(reader->skeleton(), options);
+  std::optional<inspect::EventSelector> selector;
+  if (out.select_error.empty()) {
+    Result<inspect::EventSelector> made =
+        inspect::EventSelector::make(event_selection(options, true));
+    if (made.ok()) {
+      selector.emplace(std::move(made).get());
+    } else {
+      out.select_error = made.error().message();
+    }
+  }
+  std::optional<inspect::OperatorNamer> namer;
+  if (program != nullptr) namer.emplace(*program);
+  out.by = std::make_unique<inspect::StatsAccumulator>(by, mergeable);
+  if (by != inspect::GroupBy::Operator) {
+    out.ops = std::make_unique<inspect::StatsAccumulator>(inspect::GroupBy::Operator, mergeable);
+  }
+  // With --program every block is named, as a whole load would, to report a mismatch.
+  const Error e = inspect::accumulate_stats(*reader, selector ? &*selector : nullptr,
+                                            namer ? &*namer : nullptr, *out.by, out.ops.get());
+  if (!e.ok()) out.name_error = e.message();
+}
+
+int run_stats(const StatsOptions& options) {
+  int code = kExitOk;
+  std::vector<uint8_t> stdin_bytes;
+  if (!read_stdin_once(options.dumps, stdin_bytes, code)) return code;
+  std::optional<ProgramFile> program;
+  std::string program_error;
+  if (!options.program.empty()) {
+    Result<ProgramFile> file = ProgramFile::open(options.program);
+    if (file.ok()) {
+      program.emplace(std::move(file).get());
+    } else {
+      program_error = file.error().message();
+    }
+  }
+  const inspect::GroupBy by = *inspect::parse_group_by(options.by);
+  const inspect::SortKey sort = *inspect::parse_sort_key(options.sort);
+  const inspect::TimeUnit unit = *inspect::parse_time_unit(options.time_unit);
+  const bool pooled = options.dumps.size() > 1;
+  std::vector<DumpStats> dumps(options.dumps.size());
+  for (size_t i = 0; i < dumps.size(); ++i) dumps[i].path = options.dumps[i];
+  parallel_for(dumps.size(), options.jobs, [&](size_t i) {
+    if (!options.program.empty() && !program) {
+      // Only whether the dump reads matters now: the program error follows the dumps' errors.
+      Result<inspect::TraceReader> reader = open_dump(dumps[i].path, stdin_bytes);
+      if (!reader.ok()) dumps[i].load_error = reader.error().message();
+      return;
+    }
+    aggregate(options, by, pooled, program ? &program->program() : nullptr, stdin_bytes,
+              dumps[i]);
+  });
+  auto fail = [](const std::string& message) {
+    print_error(kEtdumpInspect, message);
+    return kExitUsage;
+  };
+  for (const DumpStats& d : dumps) {
+    if (!d.load_error.empty()) return fail(d.load_error);
+  }
+  if (!program_error.empty()) return fail(program_error);
+  for (const DumpStats& d : dumps) {
+    if (!d.name_error.empty()) return fail(d.name_error);
+  }
+  for (const DumpStats& d : dumps) {
+    if (!d.select_error.empty()) return fail(d.select_error);
+  }
+  std::vector<inspect::Table> tables;
+  auto add_tables = [&](inspect::StatsAccumulator& acc, inspect::StatsAccumulator* ops,
+                        const std::string& what) {
+    tables.push_back(inspect::stats_table(acc.finish(sort), by, unit, options.top,
+                                          "statistics of " + what));
+    std::vector<inspect::GroupStats> op_stats =
+        ops != nullptr ? ops->finish(inspect::SortKey::Total) : acc.finish(inspect::SortKey::Total);
+    tables.push_back(
+        inspect::operator_summary_table(std::move(op_stats), unit, "operator summary of " + what));
+  };
+  for (DumpStats& d : dumps) {
+    add_tables(*d.by, d.ops.get(), d.path);
+    // Counters of profiler backends (trace-run --profiler perf), when the dump has any (a dump
+    // read from stdin only while its bytes are still here).
+    if (d.path == "-" && stdin_bytes.empty()) continue;
+    Result<inspect::Table> counters = inspect::dump_counters_table(
+        d.path, d.path == "-" ? std::span<const uint8_t>(stdin_bytes) : std::span<const uint8_t>(),
+        by == inspect::GroupBy::Instruction);
+    if (!counters.ok()) return fail(counters.error().message());
+    if (!counters->rows.empty()) tables.push_back(std::move(counters).get());
+  }
+  if (pooled) {
+    inspect::StatsAccumulator all(by, true);
+    inspect::StatsAccumulator all_ops(inspect::GroupBy::Operator, true);
+    for (const DumpStats& d : dumps) {
+      all.merge(*d.by);
+      if (d.ops) all_ops.merge(*d.ops);
+    }
+    add_tables(all, by != inspect::GroupBy::Operator ? &all_ops : nullptr,
+               "all " + std::to_string(dumps.size()) + " dumps");
+  }
+  print_tables(tables, *inspect::parse_format(options.format));
+  return kExitOk;
+}
 
 }  // namespace
 
@@ -37,49 +160,7 @@ Subcommand add_stats(CLI::App& app) {
   add_output_flags(*cmd, *options);
   add_jobs_flag(*cmd, *options);
   add_program_flag(*cmd, *options);
-  return {cmd, [options]() {
-            std::vector<inspect::Trace> traces;
-            int code = kExitOk;
-            if (!load_dumps(*options, options->jobs, traces, code)) return code;
-            const inspect::TimeUnit unit = *inspect::parse_time_unit(options->time_unit);
-            const inspect::GroupBy by = *inspect::parse_group_by(options->by);
-            const inspect::SortKey sort = *inspect::parse_sort_key(options->sort);
-            std::vector<inspect::TraceSelection> all;
-            std::vector<inspect::Table> tables;
-            for (const inspect::Trace& trace : traces) {
-              inspect::TraceSelection s;
-              s.trace = &trace;
-              if (!select(trace, *options, true, s.events)) return kExitUsage;
-              const std::vector<inspect::TraceSelection> one = {s};
-              tables.push_back(inspect::stats_table(inspect::compute_stats(one, by, sort), by,
-                                                    unit, options->top,
-                                                    "statistics of " + trace.path));
-              tables.push_back(inspect::operator_summary_table(
-                  one, unit, "operator summary of " + trace.path));
-              // Counters of profiler backends (trace-run --profiler perf), when it has any.
-              if (trace.path != "-") {
-                Result<inspect::Table> counters = inspect::dump_counters_table(
-                    trace.path, {}, by == inspect::GroupBy::Instruction);
-                if (!counters.ok()) {
-                  print_error(kEtdumpInspect, counters.error().message());
-                  return kExitUsage;
-                }
-                if (!counters->rows.empty()) tables.push_back(std::move(counters).get());
-              }
-              all.push_back(std::move(s));
-            }
-            if (traces.size() > 1) {
-              const std::string n = std::to_string(traces.size());
-              tables.push_back(inspect::stats_table(inspect::compute_stats(all, by, sort), by,
-                                                    unit, options->top,
-                                                    "statistics of all " + n + " dumps"));
-              tables.push_back(
-                  inspect::operator_summary_table(all, unit, "operator summary of all " + n +
-                                                                 " dumps"));
-            }
-            print_tables(tables, *inspect::parse_format(options->format));
-            return kExitOk;
-          }};
+  return {cmd, [options]() { return run_stats(*options); }};
 }
 
 }  // namespace etkit::tools

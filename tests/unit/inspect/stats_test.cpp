@@ -2,7 +2,10 @@
 
 #include <doctest/doctest.h>
 
+#include <fstream>
+#include <iterator>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace etkit::inspect {
@@ -105,6 +108,117 @@ TEST_CASE("stats: tables and the operator summary") {
   REQUIRE(summary.rows.size() == 2);
   CHECK(std::get<std::string>(summary.rows[0][1]) == "add.out");
   CHECK(std::get<double>(summary.rows[1][6]) == doctest::Approx(100));
+}
+
+
+void check_same_stats(const std::vector<GroupStats>& a, const std::vector<GroupStats>& b) {
+  REQUIRE(a.size() == b.size());
+  for (size_t i = 0; i < a.size(); ++i) {
+    CHECK(a[i].method == b[i].method);
+    CHECK(a[i].key == b[i].key);
+    CHECK(a[i].op == b[i].op);
+    CHECK(a[i].count == b[i].count);
+    // Bit-identical, not approximately equal: the printed tables must not change.
+    for (auto [x, y] : {std::pair{a[i].min, b[i].min}, {a[i].p10, b[i].p10},
+                        {a[i].p50, b[i].p50}, {a[i].p90, b[i].p90}, {a[i].mean, b[i].mean},
+                        {a[i].max, b[i].max}, {a[i].total, b[i].total},
+                        {a[i].self, b[i].self}, {a[i].share, b[i].share}}) {
+      CHECK(x == y);
+    }
+  }
+}
+
+// Durations that do not add up exactly in floating point (a tick of 1/3 ns), so that a different
+// summation order would show.
+Trace uneven_sample(int n, uint64_t seed) {
+  ETDump dump;
+  dump.metadata["ticks_per_second"] = "3000000000";
+  uint64_t state = seed;
+  auto next = [&state] {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    return (state >> 33) % 97;
+  };
+  for (int i = 0; i < n; ++i) {
+    const uint64_t t0 = 100000 * static_cast<uint64_t>(i);
+    RunBlock b;
+    b.name = i % 3 == 0 ? "encode" : "forward";
+    const uint64_t a = next(), m = next();
+    b.events.push_back(profile("native_call_add.out", 0, t0 + 2, t0 + 3 + a));
+    b.events.push_back(profile("OPERATOR_CALL", 0, t0 + 1, t0 + 400 + a));
+    b.events.push_back(profile("native_call_mul.out", 1, t0 + 500, t0 + 501 + m));
+    b.events.push_back(profile("OPERATOR_CALL", 1, t0 + 450, t0 + 700 + m));
+    b.events.push_back(profile("Method::execute", -1, t0, t0 + 1000 + a + m));
+    dump.blocks.push_back(b);
+  }
+  Result<Trace> t = build_trace(dump, "u.etdump");
+  REQUIRE(t.ok());
+  return std::move(t).get();
+}
+
+TEST_CASE("stats: accumulated block by block and merged across dumps, bit for bit") {
+  const Trace a = uneven_sample(40, 1);
+  const Trace b = uneven_sample(25, 2);
+  for (GroupBy by : {GroupBy::Name, GroupBy::Operator, GroupBy::Instruction}) {
+    CAPTURE(static_cast<int>(by));
+    // One block per call, as `stats` joins them.
+    StatsAccumulator per_block(by);
+    for (size_t blk = 0; blk < a.blocks.size(); ++blk) {
+      std::vector<size_t> sel;
+      for (size_t i = 0; i < a.blocks[blk].num_events; ++i) sel.push_back(a.blocks[blk].first_event + i);
+      per_block.add(a, sel);
+    }
+    check_same_stats(per_block.finish(SortKey::Total),
+                     compute_stats({{&a, all(a)}}, by, SortKey::Total));
+    // Two dumps pooled: merged per-dump accumulators equal the pooled computation.
+    StatsAccumulator acc_a(by, true);
+    StatsAccumulator acc_b(by, true);
+    acc_a.add(a, all(a));
+    acc_b.add(b, all(b));
+    check_same_stats(acc_b.finish(SortKey::P50), compute_stats({{&b, all(b)}}, by, SortKey::P50));
+    StatsAccumulator pooled(by, true);
+    pooled.merge(acc_a);
+    pooled.merge(acc_b);
+    check_same_stats(pooled.finish(SortKey::Self),
+                     compute_stats({{&a, all(a)}, {&b, all(b)}}, by, SortKey::Self));
+  }
+  // The summary from operator statistics is the summary from the selections.
+  StatsAccumulator ops(GroupBy::Operator);
+  ops.add(a, all(a));
+  const Table from_stats = operator_summary_table(ops.finish(SortKey::Total), TimeUnit::Us, "t");
+  const Table from_sources = operator_summary_table({{&a, all(a)}}, TimeUnit::Us, "t");
+  CHECK(render({from_stats}, Format::Json) == render({from_sources}, Format::Json));
+}
+
+TEST_CASE("stats: accumulate_stats joins, selects and aggregates block by block") {
+  const std::vector<uint8_t> bytes = [] {
+    std::ifstream in(std::string(ETKIT_FIXTURES_DIR) + "/real/generated/bench_profile_1k.etdump",
+                     std::ios::binary);
+    return std::vector<uint8_t>((std::istreambuf_iterator<char>(in)),
+                                std::istreambuf_iterator<char>());
+  }();
+  REQUIRE(!bytes.empty());
+  Result<TraceReader> reader = TraceReader::over(bytes, "p.etdump");
+  REQUIRE(reader.ok());
+  const Trace whole = reader->join_all();
+  for (const char* regex : {"", "native_call_.*", "nothing"}) {
+    EventSelection selection;
+    selection.include_load = false;
+    selection.name_regex = regex;
+    Result<EventSelector> selector = EventSelector::make(selection);
+    REQUIRE(selector.ok());
+    StatsAccumulator by_name(GroupBy::Name);
+    StatsAccumulator by_op(GroupBy::Operator);
+    REQUIRE(accumulate_stats(*reader, &*selector, nullptr, by_name, &by_op).ok());
+    const std::vector<size_t> sel = *select_events(whole, selection);
+    check_same_stats(by_name.finish(SortKey::Total),
+                     compute_stats({{&whole, sel}}, GroupBy::Name, SortKey::Total));
+    check_same_stats(by_op.finish(SortKey::Total),
+                     compute_stats({{&whole, sel}}, GroupBy::Operator, SortKey::Total));
+  }
+  // A null selector selects nothing.
+  StatsAccumulator none(GroupBy::Name);
+  REQUIRE(accumulate_stats(*reader, nullptr, nullptr, none, nullptr).ok());
+  CHECK(none.finish(SortKey::Total).empty());
 }
 
 }  // namespace

@@ -13,6 +13,8 @@
 // inside it), and its share is the total, not self, time.
 
 #include <cstddef>
+#include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -55,6 +57,67 @@ struct GroupStats {
 std::vector<GroupStats> compute_stats(const std::vector<TraceSelection>& sources, GroupBy by,
                                       SortKey sort);
 
+/// `compute_stats` fed piece by piece: a trace joined block by block (`TraceReader`) is
+/// aggregated one block at a time, so its events are never all in memory. Each group keeps its
+/// durations (8 bytes per event, for exact percentiles) and its self time. Feeding the events
+/// of `compute_stats`'s sources in the same order gives bit-identical statistics.
+class StatsAccumulator {
+ public:
+  /// With `mergeable`, the accumulator also keeps each event's self time and each block's
+  /// outermost durations (8 more bytes per event), so that `merge` can sum them in event order.
+  explicit StatsAccumulator(GroupBy by, bool mergeable = false);
+  /// Adds the events `events` of `trace` (indices into `trace.events`, ascending). Every block
+  /// must be added in one call at most: the method's traced time counts each block that has an
+  /// event in `events` once per call.
+  void add(const Trace& trace, const std::vector<size_t>& events);
+  /// Adds what `other` (mergeable) accumulated, after what this one has: pooling per-dump
+  /// accumulators in dump order gives the statistics of all their events, as if added here.
+  void merge(const StatsAccumulator& other);
+  /// The statistics, sorted by `sort` (as `compute_stats`).
+  std::vector<GroupStats> finish(SortKey sort);
+
+ private:
+  struct Group {
+    std::string method;
+    std::string key;
+    std::string op;
+    std::vector<double> durations;
+    double self = 0;
+    std::vector<double> selfs;  // mergeable only
+  };
+  struct MethodTime {
+    double total = 0;
+    std::vector<double> roots;  // mergeable only
+  };
+  // A recent (method, key) -> group lookup by address, valid during one `add`.
+  struct Slot {
+    uint64_t epoch = 0;
+    const void* method = nullptr;
+    const void* key = nullptr;
+    size_t size = 0;
+    size_t group = 0;
+  };
+  size_t group_of(const std::string& method, const void* key_id, size_t key_size,
+                  std::string_view key);
+
+  GroupBy by_;
+  bool mergeable_;
+  std::vector<Group> groups_;
+  std::map<std::pair<std::string, std::string>, size_t> index_;
+  std::map<std::string, MethodTime> totals_;
+  std::vector<Slot> slots_;
+  uint64_t epoch_ = 0;
+  std::vector<uint8_t> selected_;  // scratch: selected events of the range being added
+};
+
+/// The `stats` path over a dump opened with `TraceReader`: joins the blocks `selector` selects one
+/// at a time (a block's events are dropped before the next is joined) and adds their selected
+/// events to `by` and, when not null, `ops`. With a `namer`, every block is joined and named
+/// first, as `name_operators` names a whole trace, and its errors are returned; a null
+/// `selector` selects nothing (only naming is checked).
+Error accumulate_stats(TraceReader& reader, EventSelector* selector, OperatorNamer* namer,
+                       StatsAccumulator& by, StatsAccumulator* ops);
+
 /// Linear-interpolation percentile `p` (0..100) of `sorted` (ascending, non-empty).
 double percentile(const std::vector<double>& sorted, double p);
 
@@ -68,5 +131,7 @@ Table stats_table(const std::vector<GroupStats>& stats, GroupBy by, TimeUnit uni
 /// percent (of the method's operator time), cumulative (percent), ordered by total descending.
 Table operator_summary_table(const std::vector<TraceSelection>& sources, TimeUnit unit,
                              std::string title);
+/// The same from statistics grouped by operator (`GroupBy::Operator`, any order).
+Table operator_summary_table(std::vector<GroupStats> op_stats, TimeUnit unit, std::string title);
 
 }  // namespace etkit::inspect

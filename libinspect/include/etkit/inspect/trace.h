@@ -27,13 +27,23 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <span>
 #include <string>
 #include <string_view>
+#include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "etkit/core/program.h"
 #include "etkit/core/result.h"
 #include "etkit/inspect/etdump.h"
+
+namespace re2 {
+class RE2;
+}
 
 namespace etkit::inspect {
 
@@ -57,21 +67,36 @@ struct TraceBlock {
   size_t num_events = 0;
 };
 
-/// One profile event, joined.
+/// The strings of a trace (event names, operators, delegate ids), each stored once: the
+/// `std::string_view`s of `TraceEvent` point into it. Shared by copies of a `Trace`, and never
+/// shrinks, so a view stays valid as long as some copy of its trace lives.
+class StringTable {
+ public:
+  /// The stored copy of `s` (added on first use).
+  std::string_view intern(std::string_view s);
+  /// Number of distinct strings.
+  size_t size() const { return index_.size(); }
+
+ private:
+  std::deque<std::string> storage_;  // a deque: adding never moves the stored strings
+  std::unordered_set<std::string_view> index_;
+};
+
+/// One profile event, joined: a fixed-size record (no string of its own; 104 bytes).
 struct TraceEvent {
-  uint32_t block = 0;        ///< Index into `Trace::blocks`.
-  uint32_t index = 0;        ///< Index of the event among the block's events (all kinds).
-  std::string name;          ///< The event's name; for a delegate event its delegate debug id.
-  std::string op;            ///< Operator (see the file comment); empty for framework events.
-  int32_t chain = -1;        ///< Chain index; -1 outside an instruction.
-  int32_t instruction = -1;  ///< Instruction index; -1 outside an instruction.
-  bool delegate = false;     ///< A delegate's own event (it has a delegate debug id).
-  std::string delegate_id;   ///< The delegate debug id as text (int or string); empty if none.
-  double start_ns = 0;       ///< Start relative to the first start in the dump.
+  std::string_view name;         ///< The event's name; for a delegate event its delegate debug id.
+  std::string_view op;           ///< Operator (see the file comment); empty for framework events.
+  std::string_view delegate_id;  ///< The delegate debug id as text (int or string); empty if none.
+  double start_ns = 0;           ///< Start relative to the first start in the dump.
   double duration_ns = 0;
-  double self_ns = 0;        ///< Duration minus the direct children's durations.
-  int32_t parent = -1;       ///< Index into `Trace::events` of the enclosing event, -1 for none.
-  uint32_t depth = 0;        ///< Number of enclosing events.
+  double self_ns = 0;            ///< Duration minus the direct children's durations.
+  uint32_t block = 0;            ///< Index into `Trace::blocks`.
+  uint32_t index = 0;            ///< Index of the event among the block's events (all kinds).
+  int32_t chain = -1;            ///< Chain index; -1 outside an instruction.
+  int32_t instruction = -1;      ///< Instruction index; -1 outside an instruction.
+  int32_t parent = -1;  ///< Index into `Trace::events` of the enclosing event, -1 for none.
+  uint32_t depth = 0;   ///< Number of enclosing events.
+  bool delegate = false;  ///< A delegate's own event (it has a delegate debug id).
 };
 
 /// One logged value (a debug event), joined. A TensorList gives one `TraceValue` per tensor.
@@ -89,7 +114,7 @@ struct TraceValue {
   double scalar = 0;         ///< Kind::Int, Bool, Float, Double as a double.
 };
 
-/// A whole dump, joined. Owns its data.
+/// A whole dump, joined. Owns its data (its strings through `strings`).
 struct Trace {
   std::string path;  ///< As given to `load_trace`, for messages and reports.
   /// Ticks per second used for conversion (1e9 when the dump does not record it).
@@ -101,6 +126,8 @@ struct Trace {
   std::vector<TraceEvent> events;
   /// Logged values in block order, each block's in file order.
   std::vector<TraceValue> values;
+  /// Where the events' strings live.
+  std::shared_ptr<StringTable> strings = std::make_shared<StringTable>();
 };
 
 /// Joins `dump` (read from `path`, used only in messages). Errors: `InvalidData` ("PATH: run 2
@@ -108,11 +135,47 @@ struct Trace {
 /// cannot be a wrapped 32-bit counter, and for a `ticks_per_second` that is not a positive
 /// integer.
 Result<Trace> build_trace(const ETDump& dump, const std::string& path);
-/// The same, freeing each block's events of `dump` once joined (lower peak memory); `dump` is
-/// left with its blocks emptied of events.
+/// The same, freeing each block's events of `dump` once joined; `dump` is left with its blocks
+/// emptied of events.
 Result<Trace> build_trace(ETDump&& dump, const std::string& path);
 
-/// Reads the dump at `path` (see `read_etdump_file`) and joins it. Errors are theirs.
+/// A dump opened for joining straight from its verified flatbuffer, block by block, without the
+/// owning `ETDump` model: what `load_trace` uses, and what `etdump-inspect stats` uses to
+/// aggregate one block at a time (see DESIGN.md section 5). `open` maps the file, verifies the
+/// flatbuffer and checks every event (the checks of `read_etdump` and `build_trace`), so joining
+/// cannot fail afterwards.
+class TraceReader {
+ public:
+  /// Opens the dump at `path`. Errors: those of `read_etdump_file` and `build_trace`, each
+  /// message starting with "PATH: ".
+  static Result<TraceReader> open(const std::string& path);
+  /// Opens a dump held in memory (e.g. read from stdin); `path` names it in messages.
+  static Result<TraceReader> from_bytes(std::vector<uint8_t> bytes, const std::string& path);
+  /// The same without a copy: `bytes` must outlive the reader.
+  static Result<TraceReader> over(std::span<const uint8_t> bytes, const std::string& path);
+
+  TraceReader(TraceReader&&) noexcept;
+  TraceReader& operator=(TraceReader&&) noexcept;
+  ~TraceReader();
+
+  /// A trace with every block (name, method, load flag, iteration) and no events or values: the
+  /// one to pass to `join_block`.
+  Trace skeleton() const;
+  /// Appends the events and values of block `b` to `trace` (made by `skeleton()`, possibly with
+  /// events of other blocks, or cleared of them), and sets that block's `first_event` and
+  /// `num_events`. Indices (`parent`) are into `trace.events` as it then is.
+  void join_block(size_t b, Trace& trace);
+  /// Every block joined into one trace.
+  Trace join_all();
+
+ private:
+  struct Impl;
+  explicit TraceReader(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+/// Reads the dump at `path` and joins it (`TraceReader::open`, then `join_all`). Errors are those
+/// of `read_etdump_file` and `build_trace`.
 Result<Trace> load_trace(const std::string& path);
 
 /// Names the operator of every event and value inside an instruction from `program`
@@ -123,6 +186,19 @@ Result<Trace> load_trace(const std::string& path);
 /// the program (methods: ...)"), `InvalidData` for an instruction the method does not have
 /// (the dump was not made with this program).
 Error name_operators(Trace& trace, const Program& program);
+
+/// `name_operators` for a trace joined block by block: keeps the program's instruction names
+/// between calls. `program` must outlive it.
+class OperatorNamer {
+ public:
+  explicit OperatorNamer(const Program& program) : program_(&program) {}
+  /// Names the operators of every event and value of `trace` (errors as `name_operators`).
+  Error apply(Trace& trace);
+
+ private:
+  const Program* program_;
+  std::map<std::string, std::vector<std::string>> names_;  // block method -> instruction names
+};
 
 /// Which events a subcommand looks at. Empty members select everything.
 struct EventSelection {
@@ -135,5 +211,30 @@ struct EventSelection {
 /// Indices into `trace.events` of the selected events, in `trace.events` order. Errors:
 /// `InvalidArgument` for a regex that does not compile ("bad --name regex '(': ...").
 Result<std::vector<size_t>> select_events(const Trace& trace, const EventSelection& selection);
+
+/// An `EventSelection` compiled once, to select block by block (its regex is matched once per
+/// distinct name of a trace).
+class EventSelector {
+ public:
+  /// Errors: those of `select_events`.
+  static Result<EventSelector> make(const EventSelection& selection);
+  /// Whether block `b` of `trace` is selected at all (method, block, load flag).
+  bool block_selected(const Trace& trace, size_t b) const;
+  /// Appends the indices of the selected events of block `b` to `out`.
+  void select_block(const Trace& trace, size_t b, std::vector<size_t>& out);
+
+ private:
+  EventSelection selection_;
+  std::shared_ptr<const re2::RE2> regex_;
+  // Match results by name (address and length), for the string table they belong to (held, so
+  // that its addresses are not reused while cached).
+  struct NameHash {
+    size_t operator()(const std::pair<const char*, size_t>& k) const {
+      return std::hash<const char*>()(k.first) ^ (k.second * 0x9e3779b97f4a7c15ULL);
+    }
+  };
+  std::shared_ptr<StringTable> cached_table_;
+  std::unordered_map<std::pair<const char*, size_t>, bool, NameHash> matches_;
+};
 
 }  // namespace etkit::inspect
