@@ -12,7 +12,35 @@ int time_decimals(TimeUnit unit) {
   return 3;
 }
 
+std::string handles_text(std::span<const uint32_t> handles) {
+  std::string out;
+  for (uint32_t h : handles) out += (out.empty() ? "" : ",") + std::to_string(h);
+  return out;
+}
+
+std::string node_names_text(const DebugMap& map, const std::string& method,
+                            std::span<const uint32_t> handles) {
+  std::string out;
+  Result<const MethodDebugMap*> m = debug_map_method(map, method, "");
+  for (uint32_t h : handles) {
+    if (!out.empty()) out += ",";
+    if (m.ok()) {
+      if (auto it = (*m)->nodes.find(h); it != (*m)->nodes.end()) {
+        out += it->second.name;
+        continue;
+      }
+    }
+    out += std::to_string(h);
+  }
+  return out;
+}
+
 Table event_table(const Trace& trace, const std::vector<size_t>& selected, TimeUnit unit) {
+  return event_table(trace, selected, unit, nullptr);
+}
+
+Table event_table(const Trace& trace, const std::vector<size_t>& selected, TimeUnit unit,
+                  const DebugMap* map) {
   const int d = time_decimals(unit);
   Table t;
   t.title = "events of " + trace.path;
@@ -20,6 +48,9 @@ Table event_table(const Trace& trace, const std::vector<size_t>& selected, TimeU
   t.columns = {{"block", 0},       {"method", 0}, {"kind", 0}, {"iteration", 0}, {"name", 0},
                {"op", 0},          {"instruction", 0}, {"delegate", 0}, {"depth", 0},
                {"start", d},       {"duration", d}, {"self", d}};
+  if (map != nullptr) {
+    t.columns.insert(t.columns.begin() + 8, {{"handles", 0}, {"ops", 0}});
+  }
   t.rows.reserve(selected.size());
   for (size_t i : selected) {
     const TraceEvent& e = trace.events[i];
@@ -42,6 +73,11 @@ Table event_table(const Trace& trace, const std::vector<size_t>& selected, TimeU
       row.emplace_back(std::monostate{});
     }
     row.emplace_back(std::string(e.delegate_id));
+    if (map != nullptr) {
+      const std::span<const uint32_t> handles = event_debug_handles(trace, e, *map);
+      row.emplace_back(handles_text(handles));
+      row.emplace_back(node_names_text(*map, b.method, handles));
+    }
     row.emplace_back(static_cast<int64_t>(e.depth));
     row.emplace_back(from_ns(e.start_ns, unit));
     row.emplace_back(from_ns(e.duration_ns, unit));

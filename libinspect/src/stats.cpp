@@ -15,9 +15,10 @@ namespace etkit::inspect {
 Result<GroupBy> parse_group_by(std::string_view text) {
   if (text == "name") return GroupBy::Name;
   if (text == "operator") return GroupBy::Operator;
+  if (text == "debug-handle") return GroupBy::DebugHandle;
   if (text == "instruction") return GroupBy::Instruction;
   return Error(ErrorCode::InvalidArgument,
-               "unknown grouping '%.*s' (expected name, operator or instruction)",
+               "unknown grouping '%.*s' (expected name, operator, instruction or debug-handle)",
                static_cast<int>(text.size()), text.data());
 }
 
@@ -56,8 +57,8 @@ size_t slot_hash(const void* method, const void* key, size_t size) {
 
 }  // namespace
 
-StatsAccumulator::StatsAccumulator(GroupBy by, bool mergeable)
-    : by_(by), mergeable_(mergeable), slots_(kSlots) {}
+StatsAccumulator::StatsAccumulator(GroupBy by, bool mergeable, const DebugMap* map)
+    : by_(by), mergeable_(mergeable), map_(map), slots_(kSlots) {}
 
 size_t StatsAccumulator::group_of(const std::string& method, const void* key_id, size_t key_size,
                                   std::string_view key) {
@@ -101,10 +102,43 @@ void StatsAccumulator::add(const Trace& trace, const std::vector<size_t>& events
     return true;
   };
   char digits[16];
+  auto count = [&](size_t g, const TraceEvent& e) {
+    Group& acc = groups_[g];
+    acc.durations.push_back(e.duration_ns);
+    acc.self += e.self_ns;
+    if (mergeable_) acc.selfs.push_back(e.self_ns);
+  };
   for (size_t i : events) {
     const TraceEvent& e = trace.events[i];
     const std::string& method = trace.blocks[e.block].method;
     size_t g = 0;
+    if (by_ == GroupBy::DebugHandle) {
+      if (map_ == nullptr) continue;
+      if (!e.delegate) {
+        if (!is_instruction_root(e)) continue;
+        Result<const MethodDebugMap*> m = debug_map_method(*map_, method, trace.path);
+        if (!m.ok()) continue;
+        const InstructionEntry* entry = (*m)->find_instruction(e.chain, e.instruction);
+        if (entry == nullptr || entry->kind == InstructionKind::Delegate) continue;
+      }
+      for (uint32_t h : event_debug_handles(trace, e, *map_)) {
+        auto [end, ec] = std::to_chars(digits, digits + sizeof(digits), h);
+        g = group_of(method, nullptr, static_cast<size_t>(h) + 1,
+                     std::string_view(digits, static_cast<size_t>(end - digits)));
+        Group& acc = groups_[g];
+        if (acc.node.empty()) {
+          if (Result<const MethodDebugMap*> m = debug_map_method(*map_, method, trace.path);
+              m.ok()) {
+            if (auto it = (*m)->nodes.find(h); it != (*m)->nodes.end()) {
+              acc.node = it->second.name;
+              acc.op = it->second.op;
+            }
+          }
+        }
+        count(g, e);
+      }
+      continue;
+    }
     if (by_ == GroupBy::Name) {
       g = group_of(method, e.name.data(), e.name.size(), e.name);
     } else {
@@ -157,6 +191,7 @@ void StatsAccumulator::merge(const StatsAccumulator& other) {
     for (double x : from.selfs) to.self += x;
     if (mergeable_) to.selfs.insert(to.selfs.end(), from.selfs.begin(), from.selfs.end());
     if (to.op.empty()) to.op = from.op;
+    if (to.node.empty()) to.node = from.node;
   }
   for (const auto& [method, from] : other.totals_) {
     MethodTime& to = totals_[method];
@@ -176,6 +211,7 @@ std::vector<GroupStats> StatsAccumulator::finish(SortKey sort) {
     g.method = acc.method;
     g.key = acc.key;
     g.op = acc.op;
+    g.node = acc.node;
     g.count = d.size();
     g.min = d.front();
     g.max = d.back();
@@ -206,7 +242,9 @@ std::vector<GroupStats> StatsAccumulator::finish(SortKey sort) {
   };
   auto key_less = [by](const GroupStats& a, const GroupStats& b) {
     if (a.method != b.method) return a.method < b.method;
-    if (by == GroupBy::Instruction) return std::stol(a.key) < std::stol(b.key);
+    if (by == GroupBy::Instruction || by == GroupBy::DebugHandle) {
+      return std::stol(a.key) < std::stol(b.key);
+    }
     return a.key < b.key;
   };
   // (method, key) is unique, so this is a total order: std::sort is deterministic. (Not
@@ -253,10 +291,13 @@ Table stats_table(const std::vector<GroupStats>& stats, GroupBy by, TimeUnit uni
   Table t;
   t.title = std::move(title);
   t.unit = time_unit_name(unit);
-  const char* key_name = by == GroupBy::Name ? "name" : by == GroupBy::Operator ? "operator"
-                                                                                 : "instruction";
+  const char* key_name = by == GroupBy::Name          ? "name"
+                         : by == GroupBy::Operator    ? "operator"
+                         : by == GroupBy::DebugHandle ? "debug_handle"
+                                                      : "instruction";
   t.columns = {{"method", 0}, {key_name, 0}};
-  if (by == GroupBy::Instruction) t.columns.push_back({"op", 0});
+  if (by == GroupBy::DebugHandle) t.columns.push_back({"node", 0});
+  if (by == GroupBy::Instruction || by == GroupBy::DebugHandle) t.columns.push_back({"op", 0});
   for (const char* c : {"count"}) t.columns.push_back({c, 0});
   for (const char* c : {"min", "p10", "p50", "p90", "mean", "max", "total", "self"}) {
     t.columns.push_back({c, d});
@@ -267,8 +308,9 @@ Table stats_table(const std::vector<GroupStats>& stats, GroupBy by, TimeUnit uni
     const GroupStats& g = stats[i];
     std::vector<Cell> row;
     row.emplace_back(g.method);
-    if (by == GroupBy::Instruction) {
+    if (by == GroupBy::Instruction || by == GroupBy::DebugHandle) {
       row.emplace_back(static_cast<int64_t>(std::stol(g.key)));
+      if (by == GroupBy::DebugHandle) row.emplace_back(g.node);
       row.emplace_back(g.op);
     } else {
       row.emplace_back(g.key);

@@ -586,7 +586,88 @@ Result<Trace> load_trace(const std::string& path) {
   return reader.join_all();
 }
 
+Result<const MethodDebugMap*> debug_map_method(const DebugMap& map, const std::string& method,
+                                               const std::string& path) {
+  if (auto it = map.methods.find(method); it != map.methods.end()) return &it->second;
+  if (method == "Execute") {
+    if (auto it = map.methods.find("forward"); it != map.methods.end()) return &it->second;
+    if (map.methods.size() == 1) return &map.methods.begin()->second;
+  }
+  std::string all;
+  for (const auto& [name, m] : map.methods) all += (all.empty() ? "'" : ", '") + name + "'";
+  return Error(ErrorCode::NotFound, "%s: method '%s' is not in the debug map (methods: %s)",
+               path.c_str(), method.c_str(), all.c_str());
+}
+
+Error name_operators(Trace& trace, const DebugMap& map) {
+  OperatorNamer namer(map);
+  return namer.apply(trace);
+}
+
+std::span<const uint32_t> event_debug_handles(const Trace& trace, const TraceEvent& e,
+                                              const DebugMap& map) {
+  if (e.instruction < 0) return {};
+  Result<const MethodDebugMap*> m = debug_map_method(map, trace.blocks[e.block].method, "");
+  if (!m.ok()) return {};
+  if (!e.delegate) {
+    const InstructionEntry* entry = (*m)->find_instruction(e.chain, e.instruction);
+    if (entry == nullptr) return {};
+    return entry->debug_handles;
+  }
+  const DelegateEntry* entry = (*m)->find_delegate(e.chain, e.instruction);
+  if (entry == nullptr) return {};
+  // Exact lookup: the id as logged, then its other form (see DebugMap::delegate_handles).
+  DelegateIdentifier id = std::string(e.delegate_id);
+  if (std::optional<int64_t> n = parse_canonical_int(e.delegate_id)) id = *n;
+  if (auto it = entry->identifiers.find(id); it != entry->identifiers.end()) return it->second;
+  if (std::holds_alternative<int64_t>(id)) {
+    auto it = entry->identifiers.find(DelegateIdentifier(std::string(e.delegate_id)));
+    if (it != entry->identifiers.end()) return it->second;
+  }
+  return {};
+}
+
 Error OperatorNamer::apply(Trace& trace) {
+  if (program_ != nullptr) ETKIT_TRY(apply_program(trace));
+  if (map_ != nullptr) ETKIT_TRY(apply_map(trace));
+  return Error();
+}
+
+Error OperatorNamer::apply_map(Trace& trace) {
+  {
+    StringTable& strings = *trace.strings;
+    auto name_of = [&](uint32_t block, int32_t chain,
+                       int32_t instruction) -> Result<std::optional<std::string>> {
+      ETKIT_ASSIGN_OR_RETURN(const MethodDebugMap* m,
+                             debug_map_method(*map_, trace.blocks[block].method, trace.path));
+      if (instruction < 0) return std::optional<std::string>();
+      const InstructionEntry* entry = m->find_instruction(chain, instruction);
+      if (entry == nullptr) return std::optional<std::string>();
+      switch (entry->kind) {
+        case InstructionKind::Kernel:
+          if (entry->op.empty()) return std::optional<std::string>();
+          return std::optional<std::string>(entry->op);
+        case InstructionKind::Delegate:
+          return std::optional<std::string>("delegate " + entry->op);
+        default:
+          return std::optional<std::string>(instruction_kind_name(entry->kind));
+      }
+    };
+    for (TraceEvent& e : trace.events) {
+      if (e.delegate) continue;  // a delegate's own events keep operator "delegate"
+      ETKIT_ASSIGN_OR_RETURN(std::optional<std::string> op,
+                             name_of(e.block, e.chain, e.instruction));
+      if (op) e.op = strings.intern(*op);
+    }
+    for (TraceValue& v : trace.values) {
+      ETKIT_ASSIGN_OR_RETURN(std::optional<std::string> op, name_of(v.block, 0, v.instruction));
+      if (op) v.op = *op;
+    }
+    return Error();
+  }
+}
+
+Error OperatorNamer::apply_program(Trace& trace) {
   const Program& program = *program_;
   auto lookup = [&](const std::string& method) -> Result<const std::vector<std::string>*> {
     if (auto it = names_.find(method); it != names_.end()) return &it->second;

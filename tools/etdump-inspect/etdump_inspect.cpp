@@ -97,22 +97,45 @@ void add_program_flag(CLI::App& cmd, DumpOptions& options) {
                  "Name each instruction's operator from this program (.pte)");
 }
 
-bool load_dumps(const DumpOptions& options, unsigned jobs, std::vector<inspect::Trace>& traces,
-                int& exit_code) {
-  if (!load_dumps(options.dumps, jobs, traces, exit_code)) return false;
-  if (options.program.empty()) return true;
-  Result<ProgramFile> file = ProgramFile::open(options.program);
-  if (!file.ok()) {
-    print_error(kEtdumpInspect, file.error().message());
+void add_debug_map_flag(CLI::App& cmd, DumpOptions& options) {
+  cmd.add_option("--debug-map", options.debug_map,
+                 "Join events through this debug map (operators, debug handles, original op "
+                 "names; takes precedence over --program)");
+}
+
+bool load_debug_map(const DumpOptions& options, std::optional<inspect::DebugMap>& map,
+                    int& exit_code) {
+  if (options.debug_map.empty()) return true;
+  Result<inspect::DebugMap> read = inspect::read_debug_map_file(options.debug_map);
+  if (!read.ok()) {
+    print_error(kEtdumpInspect, read.error().message());
     exit_code = kExitUsage;
     return false;
   }
-  for (inspect::Trace& trace : traces) {
-    const Error named = inspect::name_operators(trace, file->program());
-    if (!named.ok()) {
-      print_error(kEtdumpInspect, named.message());
-      exit_code = kExitUsage;
-      return false;
+  map.emplace(std::move(read).get());
+  return true;
+}
+
+bool load_dumps(const DumpOptions& options, unsigned jobs, std::vector<inspect::Trace>& traces,
+                int& exit_code, const inspect::DebugMap* map) {
+  if (!load_dumps(options.dumps, jobs, traces, exit_code)) return false;
+  auto fail = [&](const Error& e) {
+    print_error(kEtdumpInspect, e.message());
+    exit_code = kExitUsage;
+    return false;
+  };
+  if (!options.program.empty()) {
+    Result<ProgramFile> file = ProgramFile::open(options.program);
+    if (!file.ok()) return fail(file.error());
+    for (inspect::Trace& trace : traces) {
+      const Error named = inspect::name_operators(trace, file->program());
+      if (!named.ok()) return fail(named);
+    }
+  }
+  if (map != nullptr) {
+    for (inspect::Trace& trace : traces) {
+      const Error named = inspect::name_operators(trace, *map);
+      if (!named.ok()) return fail(named);
     }
   }
   return true;

@@ -9,9 +9,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "etkit/inspect/debug_map.h"
 #include "etkit/inspect/table.h"
 #include "etkit/inspect/trace.h"
 
@@ -32,6 +34,7 @@ struct DumpOptions {
   std::string time_unit = "ms";
   unsigned jobs = 1;
   std::string program;  ///< --program: names operators from this .pte.
+  std::string debug_map;  ///< --debug-map: joins events through this debug map.
 };
 
 /// Adds --method, --block, --name to `cmd`, storing into `options`.
@@ -42,14 +45,21 @@ void add_output_flags(CLI::App& cmd, DumpOptions& options);
 void add_jobs_flag(CLI::App& cmd, DumpOptions& options);
 /// Adds --program.
 void add_program_flag(CLI::App& cmd, DumpOptions& options);
+/// Adds --debug-map.
+void add_debug_map_flag(CLI::App& cmd, DumpOptions& options);
+/// Reads `options.debug_map` into `map` when given (else leaves it empty). Prints a diagnostic
+/// and returns false (exit 2) for a file that cannot be read or is not a valid debug map.
+bool load_debug_map(const DumpOptions& options, std::optional<inspect::DebugMap>& map,
+                    int& exit_code);
 
 /// Reads and joins every dump (in parallel with `jobs` threads). On error prints one
 /// diagnostic and returns false with `exit_code` set (2: a dump that cannot be read or parsed).
 bool load_dumps(const std::vector<std::string>& paths, unsigned jobs,
                 std::vector<inspect::Trace>& traces, int& exit_code);
-/// `load_dumps`, then names operators from `options.program` when given (exit 2 on error).
+/// `load_dumps`, then names operators from `options.program` and then `map` when given (the map
+/// takes precedence; exit 2 on error).
 bool load_dumps(const DumpOptions& options, unsigned jobs, std::vector<inspect::Trace>& traces,
-                int& exit_code);
+                int& exit_code, const inspect::DebugMap* map = nullptr);
 
 /// Runs `work(0)` ... `work(n - 1)` on up to `jobs` threads.
 void parallel_for(size_t n, unsigned jobs, const std::function<void(size_t)>& work);

@@ -16,16 +16,20 @@ Subcommand add_show(CLI::App& app) {
   add_output_flags(*cmd, *options);
   add_jobs_flag(*cmd, *options);
   add_program_flag(*cmd, *options);
+  add_debug_map_flag(*cmd, *options);
   return {cmd, [options]() {
             std::vector<inspect::Trace> traces;
             int code = kExitOk;
-            if (!load_dumps(*options, options->jobs, traces, code)) return code;
+            std::optional<inspect::DebugMap> map;
+            if (!load_debug_map(*options, map, code)) return code;
+            const inspect::DebugMap* m = map ? &*map : nullptr;
+            if (!load_dumps(*options, options->jobs, traces, code, m)) return code;
             const inspect::TimeUnit unit = *inspect::parse_time_unit(options->time_unit);
             std::vector<inspect::Table> tables;
             for (const inspect::Trace& trace : traces) {
               std::vector<size_t> selected;
               if (!select(trace, *options, false, selected)) return kExitUsage;
-              tables.push_back(inspect::event_table(trace, selected, unit));
+              tables.push_back(inspect::event_table(trace, selected, unit, m));
             }
             print_tables(tables, *inspect::parse_format(options->format));
             return kExitOk;

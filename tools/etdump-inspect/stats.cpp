@@ -33,7 +33,8 @@ struct DumpStats {
 };
 
 void aggregate(const StatsOptions& options, inspect::GroupBy by, bool mergeable,
-               const Program* program, std::vector<uint8_t>& stdin_bytes, DumpStats& out) {
+               const Program* program, const inspect::DebugMap* map,
+               std::vector<uint8_t>& stdin_bytes, DumpStats& out) {
   Result<inspect::TraceReader> reader = open_dump(out.path, stdin_bytes);
   if (!reader.ok()) {
     out.load_error = reader.error().message();
@@ -51,8 +52,8 @@ void aggregate(const StatsOptions& options, inspect::GroupBy by, bool mergeable,
     }
   }
   std::optional<inspect::OperatorNamer> namer;
-  if (program != nullptr) namer.emplace(*program);
-  out.by = std::make_unique<inspect::StatsAccumulator>(by, mergeable);
+  if (program != nullptr || map != nullptr) namer.emplace(program, map);
+  out.by = std::make_unique<inspect::StatsAccumulator>(by, mergeable, map);
   if (by != inspect::GroupBy::Operator) {
     out.ops = std::make_unique<inspect::StatsAccumulator>(inspect::GroupBy::Operator, mergeable);
   }
@@ -64,6 +65,13 @@ void aggregate(const StatsOptions& options, inspect::GroupBy by, bool mergeable,
 
 int run_stats(const StatsOptions& options) {
   int code = kExitOk;
+  std::optional<inspect::DebugMap> map;
+  if (!load_debug_map(options, map, code)) return code;
+  const inspect::DebugMap* m = map ? &*map : nullptr;
+  if (options.by == "debug-handle" && m == nullptr) {
+    print_error(kEtdumpInspect, "--by debug-handle needs --debug-map FILE");
+    return kExitUsage;
+  }
   std::vector<uint8_t> stdin_bytes;
   if (!read_stdin_once(options.dumps, stdin_bytes, code)) return code;
   std::optional<ProgramFile> program;
@@ -89,7 +97,7 @@ int run_stats(const StatsOptions& options) {
       if (!reader.ok()) dumps[i].load_error = reader.error().message();
       return;
     }
-    aggregate(options, by, pooled, program ? &program->program() : nullptr, stdin_bytes,
+    aggregate(options, by, pooled, program ? &program->program() : nullptr, m, stdin_bytes,
               dumps[i]);
   });
   auto fail = [](const std::string& message) {
@@ -128,7 +136,7 @@ int run_stats(const StatsOptions& options) {
     if (!counters->rows.empty()) tables.push_back(std::move(counters).get());
   }
   if (pooled) {
-    inspect::StatsAccumulator all(by, true);
+    inspect::StatsAccumulator all(by, true, m);
     inspect::StatsAccumulator all_ops(inspect::GroupBy::Operator, true);
     for (const DumpStats& d : dumps) {
       all.merge(*d.by);
@@ -149,8 +157,10 @@ Subcommand add_stats(CLI::App& app) {
       "stats", "Latency statistics per event name, operator or instruction, and a summary by "
                "operator type");
   cmd->add_option("dumps", options->dumps, "ETDump files")->required();
-  cmd->add_option("--by", options->by, "Group by name, operator or instruction (default name)")
-      ->check(CLI::IsMember({"name", "operator", "instruction"}));
+  cmd->add_option("--by", options->by,
+                  "Group by name, operator, instruction or debug-handle (needs --debug-map; "
+                  "default name)")
+      ->check(CLI::IsMember({"name", "operator", "instruction", "debug-handle"}));
   cmd->add_option("--sort", options->sort,
                   "Order rows by total, self, count, min, p50, mean, max (descending) or key "
                   "(default total)")
@@ -160,6 +170,7 @@ Subcommand add_stats(CLI::App& app) {
   add_output_flags(*cmd, *options);
   add_jobs_flag(*cmd, *options);
   add_program_flag(*cmd, *options);
+  add_debug_map_flag(*cmd, *options);
   return {cmd, [options]() { return run_stats(*options); }};
 }
 

@@ -9,6 +9,8 @@
 // Rows follow `Trace::events`: blocks in file order, events by start time.
 
 #include <cstddef>
+#include <span>
+#include <string>
 #include <vector>
 
 #include "etkit/inspect/table.h"
@@ -19,6 +21,20 @@ namespace etkit::inspect {
 /// The rows of `selected` (indices into `trace.events`), times in `unit`, titled
 /// "events of PATH".
 Table event_table(const Trace& trace, const std::vector<size_t>& selected, TimeUnit unit);
+
+/// The same joined through `map` (when not null), with two more columns after `delegate`:
+/// `handles` (the debug handles the event stands for, `event_debug_handles`, as "1,2") and `ops`
+/// (the names of the map's nodes for those handles, as "fc1,relu1"; a handle the map has no node
+/// for shows as its number). Both are empty when the map names nothing for the event.
+Table event_table(const Trace& trace, const std::vector<size_t>& selected, TimeUnit unit,
+                  const DebugMap* map);
+
+/// "1,2" for handles {1, 2}; "" for none.
+std::string handles_text(std::span<const uint32_t> handles);
+/// The node names of `handles` in the method of `map` that block method `method` stands for,
+/// joined by ","; a handle without a node shows as its number.
+std::string node_names_text(const DebugMap& map, const std::string& method,
+                            std::span<const uint32_t> handles);
 
 /// Decimals shown for times in `unit`: 0 for ns, 3 for us, 6 for ms, 9 for s (nanosecond
 /// resolution).

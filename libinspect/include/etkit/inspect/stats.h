@@ -26,8 +26,8 @@
 namespace etkit::inspect {
 
 /// What a statistics row stands for.
-enum class GroupBy { Name, Operator, Instruction };
-/// Parses "name", "operator" or "instruction". Errors: `InvalidArgument`.
+enum class GroupBy { Name, Operator, Instruction, DebugHandle };
+/// Parses "name", "operator", "instruction" or "debug-handle". Errors: `InvalidArgument`.
 Result<GroupBy> parse_group_by(std::string_view text);
 
 /// Order of statistics rows: descending by a time or the count, or ascending by key.
@@ -46,12 +46,21 @@ struct TraceSelection {
 struct GroupStats {
   std::string method;
   std::string key;  ///< Name, operator, or instruction as decimal text.
-  std::string op;   ///< The group's operator when grouped by instruction (else empty).
+  std::string op;   ///< The group's operator when grouped by instruction or debug handle.
+  std::string node;  ///< The node's name when grouped by debug handle (else empty).
   size_t count = 0;
   double min = 0, p10 = 0, p50 = 0, p90 = 0, mean = 0, max = 0, total = 0, self = 0;
   double share = 0;  ///< Percent (see the file comment).
 };
 
+/// Grouping by debug handle (`GroupBy::DebugHandle`, with a debug map): a delegate event counts
+/// under the debug handles of its delegate debug id; the outermost selected event of any other
+/// instruction counts under that instruction's handles, except a DelegateCall's (its delegate
+/// events stand for its handles). An event standing for several handles is counted whole under
+/// each of them, so the shares of a method's handles may add up to more than 100%. The group's
+/// `node` and `op` are the map's node name and operator for the handle. Events the map names no
+/// handle for are not counted.
+///
 /// Statistics of the selected events of all `sources` pooled, sorted by `sort` (ties by method,
 /// then key ascending).
 std::vector<GroupStats> compute_stats(const std::vector<TraceSelection>& sources, GroupBy by,
@@ -65,7 +74,9 @@ class StatsAccumulator {
  public:
   /// With `mergeable`, the accumulator also keeps each event's self time and each block's
   /// outermost durations (8 more bytes per event), so that `merge` can sum them in event order.
-  explicit StatsAccumulator(GroupBy by, bool mergeable = false);
+  /// Grouping by debug handle needs `map` (see `group_by_debug_handle`); it is ignored
+  /// otherwise and must outlive the accumulator.
+  explicit StatsAccumulator(GroupBy by, bool mergeable = false, const DebugMap* map = nullptr);
   /// Adds the events `events` of `trace` (indices into `trace.events`, ascending). Every block
   /// must be added in one call at most: the method's traced time counts each block that has an
   /// event in `events` once per call.
@@ -81,6 +92,7 @@ class StatsAccumulator {
     std::string method;
     std::string key;
     std::string op;
+    std::string node;
     std::vector<double> durations;
     double self = 0;
     std::vector<double> selfs;  // mergeable only
@@ -102,6 +114,7 @@ class StatsAccumulator {
 
   GroupBy by_;
   bool mergeable_;
+  const DebugMap* map_ = nullptr;
   std::vector<Group> groups_;
   std::map<std::pair<std::string, std::string>, size_t> index_;
   std::map<std::string, MethodTime> totals_;

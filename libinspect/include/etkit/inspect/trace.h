@@ -39,6 +39,7 @@
 
 #include "etkit/core/program.h"
 #include "etkit/core/result.h"
+#include "etkit/inspect/debug_map.h"
 #include "etkit/inspect/etdump.h"
 
 namespace re2 {
@@ -187,16 +188,44 @@ Result<Trace> load_trace(const std::string& path);
 /// (the dump was not made with this program).
 Error name_operators(Trace& trace, const Program& program);
 
+/// The method of `map` that block method `method` stands for: itself, or for ExecuTorch's
+/// `Execute`, `forward` or the map's only method. Errors: `NotFound` ("PATH: method 'x' is not in
+/// the debug map (methods: ...)").
+Result<const MethodDebugMap*> debug_map_method(const DebugMap& map, const std::string& method,
+                                               const std::string& path);
+
+/// Names operators from a debug map instead of a program (it takes precedence over one): the
+/// operator of a kernel instruction as the map gives it (kept when the map's is empty),
+/// "delegate BACKEND" for a delegate call, the kind ("move", ...) otherwise. Instructions the map
+/// does not list keep their names; delegate events keep operator "delegate". Errors: those of
+/// `debug_map_method`.
+Error name_operators(Trace& trace, const DebugMap& map);
+
+/// The debug handles event `e` of `trace` stands for, through `map`: for a delegate event, those
+/// of its delegate debug id in the map's entry for its DelegateCall, looked up exactly (the id as
+/// logged, then its other form: "3" as integer 3, never by substring); for another event inside
+/// an instruction, the instruction's handles. Empty when the map names none (unknown method,
+/// instruction or identifier). The span is valid while `map` is unchanged.
+std::span<const uint32_t> event_debug_handles(const Trace& trace, const TraceEvent& e,
+                                              const DebugMap& map);
+
 /// `name_operators` for a trace joined block by block: keeps the program's instruction names
-/// between calls. `program` must outlive it.
+/// between calls. `program` (or `map`) must outlive it.
 class OperatorNamer {
  public:
   explicit OperatorNamer(const Program& program) : program_(&program) {}
+  explicit OperatorNamer(const DebugMap& map) : map_(&map) {}
+  /// Both, either may be null: the program names first, then the map (it takes precedence).
+  OperatorNamer(const Program* program, const DebugMap* map) : program_(program), map_(map) {}
   /// Names the operators of every event and value of `trace` (errors as `name_operators`).
   Error apply(Trace& trace);
 
  private:
-  const Program* program_;
+  Error apply_program(Trace& trace);
+  Error apply_map(Trace& trace);
+
+  const Program* program_ = nullptr;
+  const DebugMap* map_ = nullptr;
   std::map<std::string, std::vector<std::string>> names_;  // block method -> instruction names
 };
 

@@ -1,0 +1,1 @@
+cd $CASE_TMP && echo "{\"format\": \"etkit-debugmap\", \"version\": 1, \"methods\": {\"forward\": {\"instructions\": [{\"chain\": 0, \"index\": 0, \"kind\": \"kernal\"}]}}}" > bad.json && etdump-inspect stats $SRC/$FIXTURES/etdump/et-tutorial-cnn.etdp --debug-map bad.json
