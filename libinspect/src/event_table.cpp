@@ -41,6 +41,11 @@ Table event_table(const Trace& trace, const std::vector<size_t>& selected, TimeU
 
 Table event_table(const Trace& trace, const std::vector<size_t>& selected, TimeUnit unit,
                   const DebugMap* map) {
+  return event_table(trace, selected, unit, map, nullptr);
+}
+
+Table event_table(const Trace& trace, const std::vector<size_t>& selected, TimeUnit unit,
+                  const DebugMap* map, const MetadataLayout* layout) {
   const int d = time_decimals(unit);
   Table t;
   t.title = "events of " + trace.path;
@@ -50,6 +55,9 @@ Table event_table(const Trace& trace, const std::vector<size_t>& selected, TimeU
                {"start", d},       {"duration", d}, {"self", d}};
   if (map != nullptr) {
     t.columns.insert(t.columns.begin() + 8, {{"handles", 0}, {"ops", 0}});
+  }
+  if (layout != nullptr) {
+    for (std::string& c : layout->columns()) t.columns.push_back({std::move(c), 6});
   }
   t.rows.reserve(selected.size());
   for (size_t i : selected) {
@@ -82,6 +90,11 @@ Table event_table(const Trace& trace, const std::vector<size_t>& selected, TimeU
     row.emplace_back(from_ns(e.start_ns, unit));
     row.emplace_back(from_ns(e.duration_ns, unit));
     row.emplace_back(from_ns(e.self_ns, unit));
+    if (layout != nullptr) {
+      const std::span<const uint8_t> bytes(reinterpret_cast<const uint8_t*>(e.metadata.data()),
+                                           e.metadata.size());
+      for (Cell& c : decode_metadata(*layout, bytes)) row.push_back(std::move(c));
+    }
     t.rows.push_back(std::move(row));
   }
   return t;

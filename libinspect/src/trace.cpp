@@ -119,6 +119,7 @@ std::string_view delegate_text(int32_t id_int, std::string_view id_str, StringTa
 struct RawEvent {
   std::string_view name;
   std::string_view delegate_id;
+  std::string_view metadata;
   uint64_t start = 0;
   uint64_t elapsed = 0;
   uint32_t index = 0;
@@ -144,6 +145,7 @@ class BlockJoiner {
       te.chain = r.chain;
       te.instruction = r.chain < 0 ? -1 : r.instruction_id;
       te.delegate_id = r.delegate_id;
+      te.metadata = r.metadata;
       te.delegate = !te.delegate_id.empty();
       te.name = r.name.empty() ? te.delegate_id : r.name;
       te.start_ns = static_cast<double>(r.start - first_start) * ns_per_tick;
@@ -371,6 +373,11 @@ Result<Trace> join_model(ETDump& dump, const std::string& path, bool consume) {
       r.name = strings.intern(p.name);
       r.delegate_id = delegate_text(p.delegate_debug_id_int,
                                     strings.intern(p.delegate_debug_id_str), strings);
+      if (!p.delegate_debug_metadata.empty()) {
+        r.metadata = strings.intern(
+            std::string_view(reinterpret_cast<const char*>(p.delegate_debug_metadata.data()),
+                             p.delegate_debug_metadata.size()));
+      }
       std::tie(r.start, r.elapsed) = *span_of(p.start_time, p.end_time);  // checked above
       r.index = static_cast<uint32_t>(i);
       r.chain = p.chain_index;
@@ -550,6 +557,10 @@ void TraceReader::join_block(size_t b, Trace& trace) {
     raw.delegate_id =
         delegate_text(p->delegate_debug_id_int(), m.strings.get(p->delegate_debug_id_str()),
                       strings);
+    if (const auto* md = p->delegate_debug_metadata(); md != nullptr && md->size() > 0) {
+      raw.metadata = strings.intern(
+          std::string_view(reinterpret_cast<const char*>(md->data()), md->size()));
+    }
     std::tie(raw.start, raw.elapsed) = *span_of(p->start_time(), p->end_time());  // checked
     raw.index = static_cast<uint32_t>(i);
     raw.chain = p->chain_index();

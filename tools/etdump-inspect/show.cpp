@@ -1,12 +1,20 @@
 // `etdump-inspect show DUMP...`: every selected event, per dump.
 
 #include <memory>
+#include <optional>
+#include <string>
 
 #include "etdump_inspect.h"
 #include "etkit/inspect/event_table.h"
 #include "etkit/tools/diagnostics.h"
 
 namespace etkit::tools {
+
+namespace {
+constexpr const char* kShowColumns[] = {"block",    "method", "kind",  "iteration", "name",
+                                        "op",       "instruction", "delegate", "handles",
+                                        "ops",      "depth",  "start", "duration",  "self"};
+}  // namespace
 
 Subcommand add_show(CLI::App& app) {
   auto options = std::make_shared<DumpOptions>();
@@ -17,7 +25,32 @@ Subcommand add_show(CLI::App& app) {
   add_jobs_flag(*cmd, *options);
   add_program_flag(*cmd, *options);
   add_debug_map_flag(*cmd, *options);
-  return {cmd, [options]() {
+  auto layout_text = std::make_shared<std::string>();
+  CLI::Option* layout_opt = cmd->add_option("--delegate-metadata", *layout_text,
+                  "Decode delegate events' metadata bytes from LAYOUT (TYPE:NAME,... with types "
+                  "u8..u64, i8..i64, f32, f64, little-endian; or hex, utf8) into extra columns");
+  return {cmd, [options, layout_text, layout_opt]() {
+            std::optional<inspect::MetadataLayout> layout;
+            if (layout_opt->count() > 0) {
+              Result<inspect::MetadataLayout> parsed =
+                  inspect::parse_metadata_layout(*layout_text);
+              if (!parsed.ok()) {
+                print_error(kEtdumpInspect, parsed.error().message());
+                return kExitUsage;
+              }
+              // Its columns sit beside show's own: a name may not repeat one of them.
+              for (const std::string& c : parsed->columns()) {
+                for (const char* own : kShowColumns) {
+                  if (c == own) {
+                    print_error(kEtdumpInspect, "bad metadata layout '" + *layout_text +
+                                                    "': name '" + c +
+                                                    "' is a column of show already");
+                    return kExitUsage;
+                  }
+                }
+              }
+              layout.emplace(std::move(parsed).get());
+            }
             std::vector<inspect::Trace> traces;
             int code = kExitOk;
             std::optional<inspect::DebugMap> map;
@@ -29,7 +62,8 @@ Subcommand add_show(CLI::App& app) {
             for (const inspect::Trace& trace : traces) {
               std::vector<size_t> selected;
               if (!select(trace, *options, false, selected)) return kExitUsage;
-              tables.push_back(inspect::event_table(trace, selected, unit, m));
+              tables.push_back(inspect::event_table(trace, selected, unit, m,
+                                                  layout ? &*layout : nullptr));
             }
             print_tables(tables, *inspect::parse_format(options->format));
             return kExitOk;

@@ -6,6 +6,7 @@ set(ETKIT_INSPECT_TEST_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/trace_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/table_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/stats_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/delegate_metadata_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/diff_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/chrome_trace_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/values_test.cpp

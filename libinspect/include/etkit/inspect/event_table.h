@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "etkit/inspect/delegate_metadata.h"
 #include "etkit/inspect/table.h"
 #include "etkit/inspect/trace.h"
 
@@ -28,6 +29,12 @@ Table event_table(const Trace& trace, const std::vector<size_t>& selected, TimeU
 /// for shows as its number). Both are empty when the map names nothing for the event.
 Table event_table(const Trace& trace, const std::vector<size_t>& selected, TimeUnit unit,
                   const DebugMap* map);
+
+/// The same with, when `layout` is not null, one more column per column of the layout at the
+/// end, decoding each event's metadata bytes (`decode_metadata`; empty for events without
+/// metadata).
+Table event_table(const Trace& trace, const std::vector<size_t>& selected, TimeUnit unit,
+                  const DebugMap* map, const MetadataLayout* layout);
 
 /// "1,2" for handles {1, 2}; "" for none.
 std::string handles_text(std::span<const uint32_t> handles);

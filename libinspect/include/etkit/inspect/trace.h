@@ -83,11 +83,13 @@ class StringTable {
   std::unordered_set<std::string_view> index_;
 };
 
-/// One profile event, joined: a fixed-size record (no string of its own; 104 bytes).
+/// One profile event, joined: a fixed-size record (no string of its own; 120 bytes).
 struct TraceEvent {
   std::string_view name;         ///< The event's name; for a delegate event its delegate debug id.
   std::string_view op;           ///< Operator (see the file comment); empty for framework events.
   std::string_view delegate_id;  ///< The delegate debug id as text (int or string); empty if none.
+  /// The delegate's metadata bytes (`delegate_debug_metadata`, interned); empty if none.
+  std::string_view metadata;
   double start_ns = 0;           ///< Start relative to the first start in the dump.
   double duration_ns = 0;
   double self_ns = 0;            ///< Duration minus the direct children's durations.

@@ -1,0 +1,1 @@
+cd $CASE_TMP && model-export $SRC/tests/cli/e2e-delegate/data/mlp_fused.json -o mlp.pte > /dev/null && trace-run mlp.pte -i random:1 --etdump run.etdump --clock fake --iterations 2 > /dev/null && etdump-inspect show run.etdump --delegate-metadata u64:a,u64:b --name '[0-9]+' --format json
