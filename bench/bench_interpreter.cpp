@@ -2,79 +2,26 @@
 // Method::execute(), beside the same 10,000 kernel calls made directly in a loop. The gap
 // between the two per-instruction times is what the interpreter costs.
 //
-// The program is built in memory with the FlatBuffers builder from formats/program.fbs.
+// The program is built in memory (add_chain_program.h).
 // `instructions` is a rate (instructions per second); ns per instruction = 1e9 / rate.
 
 #include <benchmark/benchmark.h>
 
-#include <cstring>
 #include <vector>
 
 #include "etkit/core/etdump_writer.h"
 #include "etkit/core/host_tensor.h"
 #include "etkit/core/runner.h"
-#include "etkit/formats/program_generated.h"
+
+#include "add_chain_program.h"
 
 namespace {
 
-namespace fb = executorch_flatbuffer;
-constexpr int kInstructions = 10000;
-
-// forward(x: float32[1]) -> y: float32[1]; t0 = x + x; t1 = t0 + x; t0 = t1 + x; ...
-std::vector<uint8_t> build_add_chain() {
-  flatbuffers::FlatBufferBuilder b;
-  auto tensor = [&](uint32_t offset) {
-    const int32_t sizes[] = {1};
-    const uint8_t order[] = {0};
-    auto t = fb::CreateTensor(b, fb::ScalarType::FLOAT, 0, b.CreateVector(sizes, 1),
-                              b.CreateVector(order, 1), false, 0,
-                              fb::CreateAllocationDetails(b, 1, offset, 0));
-    return fb::CreateEValue(b, fb::KernelTypes::Tensor, t.Union());
-  };
-  std::vector<flatbuffers::Offset<fb::EValue>> values = {
-      tensor(0), fb::CreateEValue(b, fb::KernelTypes::Int, fb::CreateInt(b, 1).Union()),
-      tensor(16), tensor(32)};
-  std::vector<flatbuffers::Offset<fb::Instruction>> instructions;
-  for (int i = 0; i < kInstructions; ++i) {
-    const int32_t self = i == 0 ? 0 : (i % 2 == 1 ? 2 : 3);
-    const int32_t out = i % 2 == 0 ? 2 : 3;
-    const int32_t args[] = {self, 0, 1, out, out};
-    auto call = fb::CreateKernelCall(b, 0, b.CreateVector(args, 5));
-    instructions.push_back(
-        fb::CreateInstruction(b, fb::InstructionArguments::KernelCall, call.Union()));
-  }
-  const int32_t inputs[] = {0};
-  const int32_t outputs[] = {kInstructions % 2 == 0 ? 3 : 2};
-  const int64_t buffer_sizes[] = {0, 48};
-  std::vector<flatbuffers::Offset<fb::Chain>> chains = {
-      fb::CreateChain(b, 0, 0, b.CreateVector(instructions))};
-  std::vector<flatbuffers::Offset<fb::Operator>> ops = {
-      fb::CreateOperator(b, b.CreateString("aten::add"), b.CreateString("out"))};
-  std::vector<flatbuffers::Offset<fb::BackendDelegate>> no_delegates;
-  auto plan = fb::CreateExecutionPlan(
-      b, b.CreateString("forward"), 0, b.CreateVector(values), b.CreateVector(inputs, 1),
-      b.CreateVector(outputs, 1), b.CreateVector(chains), b.CreateVector(ops),
-      b.CreateVector(no_delegates), b.CreateVector(buffer_sizes, 2));
-  std::vector<flatbuffers::Offset<fb::ExecutionPlan>> plans = {plan};
-  b.Finish(fb::CreateProgram(b, 0, b.CreateVector(plans)), fb::ProgramIdentifier());
-  return std::vector<uint8_t>(b.GetBufferPointer(), b.GetBufferPointer() + b.GetSize());
-}
-
-struct AlignedProgram {
-  explicit AlignedProgram(const std::vector<uint8_t>& bytes)
-      : storage((bytes.size() + 15) / 16), loader({reinterpret_cast<uint8_t*>(storage.data()), bytes.size()}) {
-    std::memcpy(storage.data(), bytes.data(), bytes.size());
-  }
-  struct alignas(16) Block {
-    uint8_t b[16];
-  };
-  std::vector<Block> storage;
-  etkit::BufferDataLoader loader;
-};
+constexpr int kInstructions = etkit::bench::kAddChainInstructions;
 
 void BM_Interpreter10kAdds(benchmark::State& state) {
-  AlignedProgram bytes(build_add_chain());
-  etkit::Result<etkit::Program> program = etkit::Program::load(bytes.loader);
+  etkit::bench::AddChainProgram p;
+  etkit::Result<etkit::Program>& program = p.program;
   if (!program.ok()) {
     state.SkipWithError(program.error().message());
     return;
@@ -105,8 +52,8 @@ BENCHMARK(BM_Interpreter10kAdds)->Unit(benchmark::kMicrosecond);
 // The same program with an ETDumpWriter attached: profiling level none (only the per-instruction
 // branch and block bookkeeping), method only, and every instruction.
 void BM_Interpreter10kAddsTraced(benchmark::State& state) {
-  AlignedProgram bytes(build_add_chain());
-  etkit::Result<etkit::Program> program = etkit::Program::load(bytes.loader);
+  etkit::bench::AddChainProgram p;
+  etkit::Result<etkit::Program>& program = p.program;
   if (!program.ok()) {
     state.SkipWithError(program.error().message());
     return;

@@ -21,7 +21,6 @@
 
 #include <benchmark/benchmark.h>
 
-#include <cstring>
 #include <optional>
 #include <string>
 #include <vector>
@@ -30,69 +29,13 @@
 #include "etkit/core/host_tensor.h"
 #include "etkit/core/profiler_controller.h"
 #include "etkit/core/runner.h"
-#include "etkit/formats/program_generated.h"
+
+#include "add_chain_program.h"
 
 namespace {
 
-namespace fb = executorch_flatbuffer;
 using namespace etkit;
-constexpr int kInstructions = 10000;
-
-// forward(x: float32[1]) -> float32[1]: 10,000 chained adds (as bench_interpreter.cpp).
-std::vector<uint8_t> build_add_chain() {
-  flatbuffers::FlatBufferBuilder b;
-  auto tensor = [&](uint32_t offset) {
-    const int32_t sizes[] = {1};
-    const uint8_t order[] = {0};
-    auto t = fb::CreateTensor(b, fb::ScalarType::FLOAT, 0, b.CreateVector(sizes, 1),
-                              b.CreateVector(order, 1), false, 0,
-                              fb::CreateAllocationDetails(b, 1, offset, 0));
-    return fb::CreateEValue(b, fb::KernelTypes::Tensor, t.Union());
-  };
-  std::vector<flatbuffers::Offset<fb::EValue>> values = {
-      tensor(0), fb::CreateEValue(b, fb::KernelTypes::Int, fb::CreateInt(b, 1).Union()),
-      tensor(16), tensor(32)};
-  std::vector<flatbuffers::Offset<fb::Instruction>> instructions;
-  for (int i = 0; i < kInstructions; ++i) {
-    const int32_t self = i == 0 ? 0 : (i % 2 == 1 ? 2 : 3);
-    const int32_t out = i % 2 == 0 ? 2 : 3;
-    const int32_t args[] = {self, 0, 1, out, out};
-    auto call = fb::CreateKernelCall(b, 0, b.CreateVector(args, 5));
-    instructions.push_back(
-        fb::CreateInstruction(b, fb::InstructionArguments::KernelCall, call.Union()));
-  }
-  const int32_t inputs[] = {0};
-  const int32_t outputs[] = {kInstructions % 2 == 0 ? 3 : 2};
-  const int64_t buffer_sizes[] = {0, 48};
-  std::vector<flatbuffers::Offset<fb::Chain>> chains = {
-      fb::CreateChain(b, 0, 0, b.CreateVector(instructions))};
-  std::vector<flatbuffers::Offset<fb::Operator>> ops = {
-      fb::CreateOperator(b, b.CreateString("aten::add"), b.CreateString("out"))};
-  std::vector<flatbuffers::Offset<fb::BackendDelegate>> no_delegates;
-  auto plan = fb::CreateExecutionPlan(
-      b, b.CreateString("forward"), 0, b.CreateVector(values), b.CreateVector(inputs, 1),
-      b.CreateVector(outputs, 1), b.CreateVector(chains), b.CreateVector(ops),
-      b.CreateVector(no_delegates), b.CreateVector(buffer_sizes, 2));
-  std::vector<flatbuffers::Offset<fb::ExecutionPlan>> plans = {plan};
-  b.Finish(fb::CreateProgram(b, 0, b.CreateVector(plans)), fb::ProgramIdentifier());
-  return std::vector<uint8_t>(b.GetBufferPointer(), b.GetBufferPointer() + b.GetSize());
-}
-
-struct Fixture {
-  struct alignas(16) Block {
-    uint8_t b[16];
-  };
-  Fixture() {
-    const std::vector<uint8_t> bytes = build_add_chain();
-    storage.resize((bytes.size() + 15) / 16);
-    std::memcpy(storage.data(), bytes.data(), bytes.size());
-    loader.emplace(std::span<const uint8_t>(reinterpret_cast<uint8_t*>(storage.data()), bytes.size()));
-    program.emplace(Program::load(*loader));
-  }
-  std::vector<Block> storage;
-  std::optional<BufferDataLoader> loader;
-  std::optional<Result<Program>> program;
-};
+constexpr int kInstructions = bench::kAddChainInstructions;
 
 // A backend that is registered but never asked for.
 class IdleBackend final : public prof::ProfilerBackend {
@@ -141,7 +84,7 @@ void BM_ProfilingOff(benchmark::State& state) {
   for (int i = 0; i < extra; ++i) {
     (void)registry.add(std::make_unique<IdleBackend>("idle" + std::to_string(i)));
   }
-  Fixture f;
+  bench::AddChainProgram f;
   SteadyClock clock;
   std::vector<uint8_t> memory(size_t{64} << 20);
   std::optional<ETDumpWriter> writer;
@@ -150,7 +93,7 @@ void BM_ProfilingOff(benchmark::State& state) {
     writer.emplace(memory, clock);
     options.tracer = &*writer;
   }
-  Result<LoadedMethod> m = LoadedMethod::load(**f.program, "forward", options);
+  Result<LoadedMethod> m = LoadedMethod::load(*f.program, "forward", options);
   if (!m.ok()) {
     state.SkipWithError(m.error().message());
     return;
@@ -175,7 +118,7 @@ void BM_ProfilingOn(benchmark::State& state) {
   if (devices & 2) request.devices.push_back("sim");
   request.max_events = 2 * kInstructions;
   request.max_ops = 2 * kInstructions;
-  Fixture f;
+  bench::AddChainProgram f;
   SteadyClock clock;
   std::vector<uint8_t> memory(size_t{64} << 20);
   std::optional<ETDumpWriter> writer;
@@ -195,7 +138,7 @@ void BM_ProfilingOn(benchmark::State& state) {
   }
   RunnerOptions options;
   options.tracer = &controller->tracer();
-  Result<LoadedMethod> m = LoadedMethod::load(**f.program, "forward", options);
+  Result<LoadedMethod> m = LoadedMethod::load(*f.program, "forward", options);
   if (!m.ok()) {
     state.SkipWithError(m.error().message());
     return;
