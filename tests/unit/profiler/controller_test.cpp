@@ -92,6 +92,46 @@ TEST_CASE("profiler registry: cpu, perf and sim are registered statically") {
   CHECK(a.available == a.reason.empty());
 }
 
+TEST_CASE("profiler cpu: a session keeps max_events events a run and counts the rest dropped") {
+  ProfilerBackend* cpu = ProfilerRegistry::global().find("cpu");
+  REQUIRE(cpu != nullptr);
+  testing::ManualClock clock;
+  SessionConfig config;
+  config.host_clock = &clock;
+  config.max_events = 2;
+  Result<std::unique_ptr<ProfilerSession>> session = cpu->open(config);
+  REQUIRE(session.ok());
+  ProfilerSession& s = **session;
+  for (int run = 0; run < 2; ++run) {  // start forgets the previous run's events and drops
+    CAPTURE(run);
+    s.start(0);
+    for (uint64_t i = 1; i <= 3; ++i) {
+      OpInfo op;
+      op.correlation = i;
+      op.kind = "OPERATOR_CALL";
+      op.host_ticks = 10 * i;
+      s.on_op_begin(op);
+      op.host_ticks = 10 * i + 5;
+      s.on_op_end(op);
+    }
+    OpInfo stray;  // an end with no open instruction is neither kept nor dropped
+    stray.correlation = 9;
+    s.on_op_end(stray);
+    s.stop(40);
+    std::vector<DeviceEvent> storage(8);
+    EventBuffer out(storage);
+    s.collect(out);
+    REQUIRE(out.size() == 2);
+    CHECK(std::string(out.events()[0].name) == "OPERATOR_CALL");
+    CHECK(out.events()[0].start == 10);
+    CHECK(out.events()[0].end == 15);
+    CHECK(out.events()[0].correlation == 1);
+    CHECK(out.events()[1].correlation == 2);
+    CHECK(out.events()[1].end == 25);
+    CHECK(s.dropped() == 1);
+  }
+}
+
 TEST_CASE("profiler: with profiling off no backend code runs") {
   CallCounts counts;
   REQUIRE(ProfilerRegistry::global().add_factory("counting-off", counting("counting-off", &counts)).ok());
