@@ -1,52 +1,40 @@
 // The `cpu` profiler backend: the host itself, on the host clock. One event per instruction,
 // from its issue to its end, so that the host appears as a device track like any other.
 
-#include <vector>
-
 #include "etkit/core/profiler_registry.h"
+#include "host_session_events.h"
 
 namespace etkit::prof {
 namespace {
 
 class CpuSession final : public ProfilerSession {
  public:
-  explicit CpuSession(size_t max_events) { events_.reserve(max_events); }
+  explicit CpuSession(size_t max_events) : events_(max_events) {}
   uint64_t ticks_per_second() const override { return 0; }  // the host's
   bool host_clock_domain() const override { return true; }
   void start(uint64_t) override {
     events_.clear();
-    dropped_ = 0;
     open_ = false;
   }
   void stop(uint64_t) override { open_ = false; }
   void on_op_begin(const OpInfo& op) override {
-    current_ = DeviceEvent();
-    current_.set_name(op.kind);
-    current_.start = op.host_ticks;
-    current_.correlation = op.correlation;
+    current_ = internal::begin_op_event(op);
     open_ = true;
   }
   void on_op_end(const OpInfo& op) override {
     if (!open_ || op.correlation != current_.correlation) return;
     open_ = false;
     current_.end = op.host_ticks;
-    if (events_.size() < events_.capacity()) {
-      events_.push_back(current_);
-    } else {
-      ++dropped_;
-    }
+    events_.add(current_);
   }
-  void collect(EventBuffer& out) override {
-    for (const DeviceEvent& e : events_) out.append(e);
-  }
+  void collect(EventBuffer& out) override { events_.collect(out); }
   std::span<const ClockSample> clock_samples() const override { return {}; }
-  uint64_t dropped() const override { return dropped_; }
+  uint64_t dropped() const override { return events_.dropped(); }
 
  private:
-  std::vector<DeviceEvent> events_;
+  internal::BoundedEventList events_;
   DeviceEvent current_;
   bool open_ = false;
-  uint64_t dropped_ = 0;
 };
 
 class CpuBackend final : public ProfilerBackend {

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "etkit/core/profiler_registry.h"
+#include "host_session_events.h"
 
 namespace etkit::prof {
 namespace {
@@ -56,9 +57,7 @@ std::string paranoid_level() {
 class PerfSession final : public ProfilerSession {
  public:
   PerfSession(std::vector<int> fds, std::vector<const char*> names, size_t max_events)
-      : fds_(std::move(fds)), names_(std::move(names)) {
-    events_.reserve(max_events);
-  }
+      : fds_(std::move(fds)), names_(std::move(names)), events_(max_events) {}
   ~PerfSession() override {
     for (int fd : fds_) ::close(fd);
   }
@@ -67,7 +66,6 @@ class PerfSession final : public ProfilerSession {
   std::span<const char* const> counter_names() const override { return names_; }
   void start(uint64_t) override {
     events_.clear();
-    dropped_ = 0;
     open_ = false;
     ioctl(fds_[0], PERF_EVENT_IOC_RESET, PERF_IOC_FLAG_GROUP);
     ioctl(fds_[0], PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP);
@@ -78,33 +76,24 @@ class PerfSession final : public ProfilerSession {
   }
   void on_op_begin(const OpInfo& op) override {
     open_ = read_counts(begin_);
-    current_ = DeviceEvent();
-    current_.set_name(op.kind);
-    current_.start = op.host_ticks;
-    current_.correlation = op.correlation;
+    current_ = internal::begin_op_event(op);
   }
   void on_op_end(const OpInfo& op) override {
     if (!open_ || op.correlation != current_.correlation) return;
     open_ = false;
     uint64_t end[kMaxCounters];
     if (!read_counts(end)) {
-      ++dropped_;
+      events_.drop();
       return;
     }
     current_.end = op.host_ticks;
     current_.num_counters = static_cast<uint32_t>(names_.size());
     for (size_t k = 0; k < names_.size(); ++k) current_.counters[k] = end[k] - begin_[k];
-    if (events_.size() < events_.capacity()) {
-      events_.push_back(current_);
-    } else {
-      ++dropped_;
-    }
+    events_.add(current_);
   }
-  void collect(EventBuffer& out) override {
-    for (const DeviceEvent& e : events_) out.append(e);
-  }
+  void collect(EventBuffer& out) override { events_.collect(out); }
   std::span<const ClockSample> clock_samples() const override { return {}; }
-  uint64_t dropped() const override { return dropped_; }
+  uint64_t dropped() const override { return events_.dropped(); }
 
  private:
   bool read_counts(uint64_t* out) {
@@ -117,11 +106,10 @@ class PerfSession final : public ProfilerSession {
 
   std::vector<int> fds_;
   std::vector<const char*> names_;
-  std::vector<DeviceEvent> events_;
+  internal::BoundedEventList events_;
   DeviceEvent current_;
   uint64_t begin_[kMaxCounters] = {};
   bool open_ = false;
-  uint64_t dropped_ = 0;
 };
 
 class PerfBackend final : public ProfilerBackend {
