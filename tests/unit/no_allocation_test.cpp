@@ -6,12 +6,14 @@
 #include <cstdlib>
 #include <new>
 #include <string>
+#include <vector>
 
 #include "etkit/core/etdump_writer.h"
 #include "etkit/core/event_filter.h"
 #include "etkit/core/input_spec.h"
 #include "etkit/core/profiler_controller.h"
 #include "etkit/core/runner.h"
+#include "method_inputs.h"
 #include "test_support.h"
 
 namespace {
@@ -44,6 +46,51 @@ void operator delete[](void* p, const std::nothrow_t&) noexcept { std::free(p); 
 namespace etkit {
 namespace {
 
+/// What some executions allocated, and the first error (none: ok).
+struct CountedRun {
+  Error error;
+  long allocations = 0;
+};
+
+/// Loads `forward` of `program` with `tracer` (null: none) and the default inputs, executes it
+/// `warmups` times uncounted (a first traced run meets every name once: regex matching), then
+/// counts the allocations of `runs` more executions.
+CountedRun count_forward(const Program& program, EventTracer* tracer, int warmups, int runs) {
+  RunnerOptions options;
+  options.tracer = tracer;
+  Result<LoadedMethod> m = LoadedMethod::load(program, "forward", options);
+  REQUIRE(m.ok());
+  Method& method = m->method();
+  const std::vector<InputValue> inputs = testing::set_default_inputs(method);
+  for (int w = 0; w < warmups; ++w) REQUIRE(method.execute().ok());
+  CountedRun result;
+  g_allocations = 0;
+  g_counting = true;
+  for (int r = 0; r < runs; ++r) {
+    Error e = method.execute();
+    if (result.error.ok()) result.error = e;
+  }
+  g_counting = false;
+  result.allocations = g_allocations;
+  return result;
+}
+
+/// An ETDumpWriter that records events, and intermediate outputs through a buffer sink, into
+/// caller memory only, keeping what `filter` selects.
+struct BufferWriter {
+  explicit BufferWriter(EventFilter* filter) {
+    REQUIRE(sink.ok());
+    writer.set_data_sink(&*sink);
+    writer.set_debug_level(DebugLevel::IntermediateOutputs);
+    writer.set_filter(filter);
+  }
+  std::vector<uint8_t> event_memory = std::vector<uint8_t>(1 << 20);
+  std::vector<uint8_t> payload_memory = std::vector<uint8_t>(1 << 20);
+  FakeClock clock;
+  ETDumpWriter writer{event_memory, clock};
+  Result<BufferDataSink> sink = BufferDataSink::create(payload_memory);
+};
+
 TEST_CASE("no allocation: execute() allocates nothing on real programs") {
   struct Case {
     std::string file;
@@ -60,63 +107,24 @@ TEST_CASE("no allocation: execute() allocates nothing on real programs") {
     CAPTURE(c.file);
     Result<ProgramFile> file = ProgramFile::open(c.file, c.ptd);
     REQUIRE(file.ok());
-    Result<LoadedMethod> m = LoadedMethod::load(file->program(), "forward", RunnerOptions());
-    REQUIRE(m.ok());
-    Method& method = m->method();
-    std::vector<InputValue> inputs(method.num_inputs());
-    for (size_t i = 0; i < method.num_inputs(); ++i) {
-      Result<InputValue> v = default_input(*method.meta().input(i));
-      REQUIRE(v.ok());
-      inputs[i] = std::move(v).get();
-      inputs[i].value = EValue::from_tensor(&inputs[i].tensor.tensor());
-      REQUIRE(method.set_input(i, inputs[i].value).ok());
-    }
-    g_allocations = 0;
-    g_counting = true;
-    Error e = method.execute();
-    Error again = method.execute();
-    g_counting = false;
-    CHECK(e.ok());
-    CHECK(again.ok());
-    CHECK(g_allocations == 0);
+    const CountedRun run = count_forward(file->program(), nullptr, 0, 2);
+    CHECK(run.error.ok());
+    CHECK(run.allocations == 0);
   }
 }
 
 TEST_CASE("no allocation: traced execution records into caller memory only") {
   Result<ProgramFile> file = ProgramFile::open(testing::fixture("pte/dnf-training-mutable-data.pte"));
   REQUIRE(file.ok());
-  std::vector<uint8_t> event_memory(1 << 20);
-  std::vector<uint8_t> payload_memory(1 << 20);
-  FakeClock clock;
-  ETDumpWriter writer(event_memory, clock);
-  Result<BufferDataSink> sink = BufferDataSink::create(payload_memory);
-  REQUIRE(sink.ok());
-  writer.set_data_sink(&*sink);
-  writer.set_debug_level(DebugLevel::IntermediateOutputs);
   EventFilter filter;
   REQUIRE(filter.add_name_pattern("aten::(mm|addmm|mul)\\..*", true).ok());
   REQUIRE(filter.add_range(20, 24, true).ok());
-  writer.set_filter(&filter);
-  RunnerOptions options;
-  options.tracer = &writer;
-  Result<LoadedMethod> m = LoadedMethod::load(file->program(), "forward", options);
-  REQUIRE(m.ok());
-  Method& method = m->method();
-  std::vector<InputValue> inputs(method.num_inputs());
-  for (size_t i = 0; i < method.num_inputs(); ++i) {
-    inputs[i] = std::move(default_input(*method.meta().input(i)).get());
-    inputs[i].value = EValue::from_tensor(&inputs[i].tensor.tensor());
-    REQUIRE(method.set_input(i, inputs[i].value).ok());
-  }
-  REQUIRE(method.execute().ok());  // the first run meets every name once (regex matching)
-  g_allocations = 0;
-  g_counting = true;
-  Error e = method.execute();
-  g_counting = false;
-  CHECK(e.ok());
-  CHECK(g_allocations == 0);
-  CHECK(writer.num_blocks() == 3);
-  CHECK(writer.dropped_events() == 0);
+  BufferWriter traced(&filter);
+  const CountedRun run = count_forward(file->program(), &traced.writer, 1, 1);
+  CHECK(run.error.ok());
+  CHECK(run.allocations == 0);
+  CHECK(traced.writer.num_blocks() == 3);
+  CHECK(traced.writer.dropped_events() == 0);
 }
 
 TEST_CASE("no allocation: a traced run with profiler backends active allocates nothing") {
@@ -129,24 +137,10 @@ TEST_CASE("no allocation: a traced run with profiler backends active allocates n
   request.devices = {"cpu", "sim"};
   auto controller = prof::ProfilingController::create(request, writer, clock);
   REQUIRE(controller.ok());
-  RunnerOptions options;
-  options.tracer = &(*controller)->tracer();
-  Result<LoadedMethod> m = LoadedMethod::load(file->program(), "forward", options);
-  REQUIRE(m.ok());
-  Method& method = m->method();
-  std::vector<InputValue> inputs(method.num_inputs());
-  for (size_t i = 0; i < method.num_inputs(); ++i) {
-    inputs[i] = std::move(default_input(*method.meta().input(i)).get());
-    inputs[i].value = EValue::from_tensor(&inputs[i].tensor.tensor());
-    REQUIRE(method.set_input(i, inputs[i].value).ok());
-  }
-  REQUIRE(method.execute().ok());
-  g_allocations = 0;
-  g_counting = true;
-  Error e = method.execute();  // sessions start, hear every instruction, stop, align, write
-  g_counting = false;
-  CHECK(e.ok());
-  CHECK(g_allocations == 0);
+  // Counted: sessions start, hear every instruction, stop, align, write.
+  const CountedRun run = count_forward(file->program(), &(*controller)->tracer(), 1, 1);
+  CHECK(run.error.ok());
+  CHECK(run.allocations == 0);
   (*controller)->finish();
   const std::vector<prof::DeviceReport> reports = (*controller)->reports();
   REQUIRE(reports.size() == 2);
@@ -176,37 +170,14 @@ TEST_CASE("no allocation: EtkitFusedBackend runs and reports its steps without a
     CAPTURE(name);
     Result<ProgramFile> file = ProgramFile::open(testing::test_data(name));
     REQUIRE(file.ok());
-    std::vector<uint8_t> event_memory(1 << 20);
-    std::vector<uint8_t> payload_memory(1 << 20);
-    FakeClock clock;
-    ETDumpWriter writer(event_memory, clock);
-    Result<BufferDataSink> sink = BufferDataSink::create(payload_memory);
-    REQUIRE(sink.ok());
-    writer.set_data_sink(&*sink);
-    writer.set_debug_level(DebugLevel::IntermediateOutputs);
     EventFilter filter;  // keeps some steps of each program, by name or by id
     REQUIRE(filter.add_name_pattern("(s|l).*", true).ok());
     REQUIRE(filter.add_range(0, 13, true).ok());
-    writer.set_filter(&filter);
-    RunnerOptions options;
-    options.tracer = &writer;
-    Result<LoadedMethod> m = LoadedMethod::load(file->program(), "forward", options);
-    REQUIRE(m.ok());
-    Method& method = m->method();
-    std::vector<InputValue> inputs(method.num_inputs());
-    for (size_t i = 0; i < method.num_inputs(); ++i) {
-      inputs[i] = std::move(default_input(*method.meta().input(i)).get());
-      inputs[i].value = EValue::from_tensor(&inputs[i].tensor.tensor());
-      REQUIRE(method.set_input(i, inputs[i].value).ok());
-    }
-    REQUIRE(method.execute().ok());  // the first run meets every name once (regex matching)
-    g_allocations = 0;
-    g_counting = true;
-    Error e = method.execute();
-    g_counting = false;
-    CHECK(e.ok());
-    CHECK(g_allocations == 0);
-    CHECK(writer.dropped_events() == 0);
+    BufferWriter traced(&filter);
+    const CountedRun run = count_forward(file->program(), &traced.writer, 1, 1);
+    CHECK(run.error.ok());
+    CHECK(run.allocations == 0);
+    CHECK(traced.writer.dropped_events() == 0);
   }
 }
 

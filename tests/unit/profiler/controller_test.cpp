@@ -14,6 +14,7 @@
 #include "etkit/core/profiler_sim.h"
 #include "etkit/core/runner.h"
 #include "etkit/inspect/etdump.h"
+#include "method_inputs.h"
 #include "profiler_test_util.h"
 #include "test_support.h"
 
@@ -36,13 +37,9 @@ struct Runner {
     Result<LoadedMethod> m = LoadedMethod::load(file->program(), "forward", options);
     REQUIRE(m.ok());
     Method& method = m->method();
-    std::vector<InputValue> inputs(method.num_inputs());
-    for (size_t i = 0; i < method.num_inputs(); ++i) {
-      inputs[i] = std::move(default_input(*method.meta().input(i)).get());
-      inputs[i].value = EValue::from_tensor(&inputs[i].tensor.tensor());
-    }
+    const std::vector<InputValue> inputs = testing::default_inputs(method);
     for (int r = 0; r < runs; ++r) {
-      for (size_t i = 0; i < inputs.size(); ++i) REQUIRE(method.set_input(i, inputs[i].value).ok());
+      testing::set_inputs(method, inputs);  // before every run, as trace-run does
       REQUIRE(method.execute().ok());
       if (on_run) on_run(r);
     }
