@@ -7,6 +7,7 @@
 #include <string>
 
 #include "etkit/export/debug_map_export.h"
+#include "etkit/export/delegate_marks.h"
 #include "etkit/export/exporter.h"
 #include "etkit/export/lower_fused.h"
 #include "etkit/export/model.h"
@@ -51,6 +52,9 @@ int model_export_main(int argc, char** argv) {
   bool check_only = false;
   bool no_debug_map = false;
   bool list_ops = false;
+  std::string lower;
+  std::string lower_identifiers = "int";
+  bool portable = false;
 
   CLI::App app{"Write an ExecuTorch program (.pte) from a model description (model.json, "
                "formats/model.md), with a debug map beside it.",
@@ -65,6 +69,18 @@ int model_export_main(int argc, char** argv) {
                             ".debugmap.json)");
   auto* ndm = app.add_flag("--no-debug-map", no_debug_map, "Do not write a debug map");
   dm->excludes(ndm);
+  auto* lower_opt = app.add_option(
+      "--lower", lower,
+      "Lower the operations whose name fully matches REGEX to EtkitFusedBackend (group "
+      "'lower'), besides those the description marks");
+  app.add_option("--lower-identifiers", lower_identifiers,
+                 "Delegate debug identifiers of --lower's steps: int (default) or string")
+      ->check(CLI::IsMember({"int", "string"}))
+      ->needs(lower_opt);
+  app.add_flag("--portable", portable,
+               "Lower nothing: drop the description's delegate marks (the portable program of "
+               "the same model)")
+      ->excludes(lower_opt);
   app.add_flag("--check", check_only, "Check the description and plan it; write nothing");
   app.add_flag("--list-operators", list_ops,
                "Print the operators a description may use, with their arguments; no model "
@@ -103,6 +119,20 @@ int model_export_main(int argc, char** argv) {
     model = exporter::read_model_file(model_path);
   }
   if (!model.ok()) return report(kModelExport, model.error());
+  const std::string source = model_path == "-" ? "<stdin>" : model_path;
+  if (portable) exporter::drop_delegate_marks(*model);
+  if (!lower.empty()) {
+    exporter::DelegateGroup group;
+    group.name = "lower";
+    group.backend = "EtkitFusedBackend";
+    group.identifiers = lower_identifiers;
+    group.mode = "manual";
+    Result<size_t> marked = exporter::mark_for_delegate(*model, lower, group);
+    if (!marked.ok()) {  // a flag that does not fit the description: a usage error
+      print_error(kModelExport, marked.error().with_context("%s: --lower", source.c_str()).message());
+      return kExitUsage;
+    }
+  }
 
   // Ops marked for a delegate group are lowered by etkit's one lowering, EtkitFusedBackend's.
   static const exporter::FusedLowering fused_lowering;
@@ -110,7 +140,6 @@ int model_export_main(int argc, char** argv) {
   export_options.lowering = &fused_lowering;
   Result<exporter::ExportedProgram> program = exporter::export_program(*model, export_options);
   if (!program.ok()) {
-    const std::string source = model_path == "-" ? "<stdin>" : model_path;
     return report(kModelExport, program.error().with_context("%s", source.c_str()));
   }
   if (report_flag) {

@@ -1,0 +1,1 @@
+model-export samples/classifier.json --lower 'fc(' --check
