@@ -4,9 +4,12 @@
 
 #include <cstdint>
 #include <map>
+#include <span>
 #include <string_view>
 #include <tuple>
 #include <utility>
+
+#include "etkit/inspect/event_table.h"
 
 namespace etkit::inspect {
 
@@ -22,15 +25,14 @@ std::string profiler_device(const TraceEvent& e) {
   return std::string(e.delegate_id.substr(prefix.size(), colon - prefix.size()));
 }
 
-bool is_instruction_event(const TraceEvent& e) {
-  return !e.delegate && e.instruction >= 0 &&
-         (e.name == "OPERATOR_CALL" || e.name == "DELEGATE_CALL" || e.name == "MOVE_CALL" ||
-          e.name == "JF_CALL" || e.name == "FREE_CALL");
-}
-
 }  // namespace
 
 std::string chrome_trace_json(const Trace& trace, const std::vector<size_t>& selected) {
+  return chrome_trace_json(trace, selected, nullptr);
+}
+
+std::string chrome_trace_json(const Trace& trace, const std::vector<size_t>& selected,
+                              const DebugMap* map) {
   using json = nlohmann::ordered_json;
   // Tracks in order of first appearance: (method, delegate instruction or -2 for the method,
   // or -3 with the device for a profiler device's events).
@@ -98,6 +100,13 @@ std::string chrome_trace_json(const Trace& trace, const std::vector<size_t>& sel
     if (!e.op.empty()) args["op"] = e.op;
     if (!e.delegate_id.empty()) args["delegate_id"] = e.delegate_id;
     if (!device.empty()) args["device"] = device;
+    if (map != nullptr) {
+      const std::span<const uint32_t> handles = event_debug_handles(trace, e, *map);
+      if (!handles.empty()) {
+        args["debug_handles"] = json(std::vector<uint32_t>(handles.begin(), handles.end()));
+        args["ops"] = node_names_text(*map, b.method, handles);
+      }
+    }
     ev["args"] = std::move(args);
     events.push_back(std::move(ev));
   }

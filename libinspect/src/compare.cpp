@@ -1,28 +1,55 @@
 #include "etkit/inspect/compare.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <map>
+#include <span>
 #include <tuple>
 #include <utility>
 
+#include "etkit/inspect/event_table.h"
 #include "etkit/inspect/values.h"
 
 namespace etkit::inspect {
 
 namespace {
 
-using Key = std::tuple<std::string, bool, uint32_t, int32_t, std::string, bool, uint32_t, size_t>;
+// Where a value was logged, as compared: method, load block, iteration, debug handle (-1 when
+// matched by position), instruction, delegate id, output flag, TensorList position, occurrence.
+using Key = std::tuple<std::string, bool, uint32_t, int64_t, int32_t, std::string, bool, uint32_t,
+                       size_t>;
 
-// Keys of every value of `trace`, in order.
-std::vector<Key> keys_of(const Trace& trace) {
+// The handle a value is matched by: the last (largest) of the handles it stands for, the
+// operation whose output it is; -1 without a map or when the map names none, and for the
+// values a DelegateCall logs without a delegate id (its arguments, inputs and outputs alike).
+int64_t anchor_handle(const Trace& trace, const TraceValue& v, const DebugMap* map) {
+  if (map == nullptr || v.instruction < 0) return -1;
+  if (v.delegate_id.empty()) {
+    Result<const MethodDebugMap*> m = debug_map_method(*map, trace.blocks[v.block].method, "");
+    if (!m.ok()) return -1;
+    const InstructionEntry* entry = (*m)->find_instruction(0, v.instruction);
+    if (entry == nullptr || entry->kind != InstructionKind::Kernel) return -1;
+  }
+  const std::span<const uint32_t> handles = value_debug_handles(trace, v, *map);
+  if (handles.empty()) return -1;
+  return *std::max_element(handles.begin(), handles.end());
+}
+
+// Keys of every value of `trace`, in order; by debug handle when `map` is given (values the
+// map names nothing for keep their position).
+std::vector<Key> keys_of(const Trace& trace, const DebugMap* map) {
   std::map<Key, size_t> seen;  // key without occurrence -> count
   std::vector<Key> keys;
+  keys.reserve(trace.values.size());
   for (const TraceValue& v : trace.values) {
     const TraceBlock& b = trace.blocks[v.block];
-    Key k{b.method, b.load, b.iteration, v.instruction, v.delegate_id, v.is_output,
-          v.list_index, 0};
-    std::get<7>(k) = seen[k]++;
+    const int64_t handle = anchor_handle(trace, v, map);
+    Key k = handle >= 0 ? Key{b.method, b.load, b.iteration, handle, -1, "", v.is_output,
+                              v.list_index, 0}
+                        : Key{b.method, b.load, b.iteration, -1, v.instruction, v.delegate_id,
+                              v.is_output, v.list_index, 0};
+    std::get<8>(k) = seen[k]++;
     keys.push_back(std::move(k));
   }
   return keys;
@@ -36,26 +63,82 @@ Result<std::vector<double>> elements_of(const TraceValue& v, const DebugBuffer& 
   return std::vector<double>{v.scalar};
 }
 
+bool is_tensor(const TraceValue& v) {
+  return v.kind == LoggedValue::Kind::Tensor || v.kind == LoggedValue::Kind::TensorList;
+}
+
+Cell instruction_cell(const TraceValue& v) {
+  if (v.instruction < 0) return std::monostate{};
+  return static_cast<int64_t>(v.instruction);
+}
+
+// The gap between two values' elements, appended to `row` (mse, max_abs_error, snr_db,
+// cosine). Returns whether some element is past tolerance.
+bool measure(const std::vector<double>& ea, const std::vector<double>& eb,
+             const Tolerance& tolerance, std::vector<Cell>& row) {
+  double sq_err = 0, sq_a = 0, sq_b = 0, dot = 0, max_abs = 0;
+  bool past = false;
+  for (size_t k = 0; k < ea.size(); ++k) {
+    const double x = ea[k];
+    const double y = eb[k];
+    if (std::isnan(x) && std::isnan(y)) continue;
+    if (x == y) {  // equal infinities too
+      if (std::isfinite(x)) {
+        sq_a += x * x;
+        sq_b += y * y;
+        dot += x * y;
+      }
+      continue;
+    }
+    const double d = std::fabs(y - x);
+    if (!(d <= tolerance.atol + tolerance.rtol * std::fabs(x))) past = true;
+    max_abs = std::isnan(d) ? d : std::max(max_abs, d);
+    sq_err += d * d;
+    sq_a += x * x;
+    sq_b += y * y;
+    dot += x * y;
+  }
+  const double n = ea.empty() ? 1 : static_cast<double>(ea.size());
+  row.emplace_back(sq_err / n);
+  row.emplace_back(max_abs);
+  row.emplace_back(sq_err == 0 ? std::numeric_limits<double>::infinity()
+                               : 10 * std::log10(sq_a / sq_err));
+  row.emplace_back(sq_a == 0 && sq_b == 0 ? 1.0 : dot / std::sqrt(sq_a * sq_b));
+  return past;
+}
+
 }  // namespace
 
 CompareResult compare_values(const ValueSource& a, const ValueSource& b,
                              const Tolerance& tolerance) {
   CompareResult result;
+  const bool by_handle = a.map != nullptr && b.map != nullptr;
   Table& t = result.table;
   t.title = "values of " + a.trace->path + " (a) against " + b.trace->path + " (b)";
-  t.columns = {{"method", 0}, {"kind", 0},       {"iteration", 0}, {"instruction", 0},
-               {"op", 0},     {"delegate", 0},   {"output", 0},    {"list_index", 0},
-               {"occurrence", 0}, {"value_a", 0}, {"value_b", 0},  {"shape", 0},
-               {"mse", 6},    {"max_abs_error", 6}, {"snr_db", 2},  {"cosine", 6},
-               {"status", 0}, {"first", 0}};
-  const std::vector<Key> keys_a = keys_of(*a.trace);
-  const std::vector<Key> keys_b = keys_of(*b.trace);
+  if (by_handle) {
+    t.columns = {{"method", 0},        {"kind", 0},       {"iteration", 0},  {"debug_handle", 0},
+                 {"node", 0},          {"instruction", 0}, {"op", 0},        {"delegate", 0},
+                 {"instruction_b", 0}, {"op_b", 0},       {"delegate_b", 0}, {"output", 0},
+                 {"list_index", 0},    {"occurrence", 0}, {"value_a", 0},    {"value_b", 0},
+                 {"shape", 0},         {"mse", 6},        {"max_abs_error", 6},
+                 {"snr_db", 2},        {"cosine", 6},     {"status", 0},     {"first", 0}};
+  } else {
+    t.columns = {{"method", 0},    {"kind", 0},       {"iteration", 0}, {"instruction", 0},
+                 {"op", 0},        {"delegate", 0},   {"output", 0},    {"list_index", 0},
+                 {"occurrence", 0}, {"value_a", 0},   {"value_b", 0},   {"shape", 0},
+                 {"mse", 6},       {"max_abs_error", 6}, {"snr_db", 2}, {"cosine", 6},
+                 {"status", 0},    {"first", 0}};
+  }
+  const size_t measured_end = t.columns.size() - 2;  // status and first follow the measures
+  const std::vector<Key> keys_a = keys_of(*a.trace, a.map);
+  const std::vector<Key> keys_b = keys_of(*b.trace, b.map);
   std::map<Key, size_t> index_b;
   for (size_t i = 0; i < keys_b.size(); ++i) index_b.emplace(keys_b[i], i);
   std::vector<bool> used_b(keys_b.size(), false);
   bool marked = false;
 
-  auto add_row = [&](const Key& k, const TraceValue& v, Cell value_a, Cell value_b,
+  // A row up to `shape`: the place from `k`, A's side from `va`, B's from `vb` (either null).
+  auto add_row = [&](const Key& k, const TraceValue* va, const TraceValue* vb,
                      std::string shape) -> std::vector<Cell>& {
     std::vector<Cell> row;
     row.emplace_back(std::get<0>(k));
@@ -65,43 +148,55 @@ CompareResult compare_values(const ValueSource& a, const ValueSource& b,
     } else {
       row.emplace_back(static_cast<int64_t>(std::get<2>(k)));
     }
-    if (std::get<3>(k) >= 0) {
-      row.emplace_back(static_cast<int64_t>(std::get<3>(k)));
+    if (by_handle) {
+      const int64_t handle = std::get<3>(k);
+      if (handle >= 0) {
+        const uint32_t h = static_cast<uint32_t>(handle);
+        row.emplace_back(handle);
+        row.emplace_back(node_names_text(va != nullptr ? *a.map : *b.map, std::get<0>(k),
+                                         std::span<const uint32_t>(&h, 1)));
+      } else {
+        row.emplace_back(std::monostate{});
+        row.emplace_back(std::string());
+      }
+      for (const TraceValue* v : {va, vb}) {
+        row.push_back(v != nullptr ? instruction_cell(*v) : Cell());
+        row.emplace_back(v != nullptr ? v->op : std::string());
+        row.emplace_back(v != nullptr ? v->delegate_id : std::string());
+      }
     } else {
-      row.emplace_back(std::monostate{});
+      const TraceValue& v = va != nullptr ? *va : *vb;
+      row.push_back(instruction_cell(v));
+      row.emplace_back(v.op);
+      row.emplace_back(v.delegate_id);
     }
-    row.emplace_back(v.op);
-    row.emplace_back(std::get<4>(k));
-    row.emplace_back(int64_t{std::get<5>(k) ? 1 : 0});
-    row.emplace_back(static_cast<int64_t>(std::get<6>(k)));
+    row.emplace_back(int64_t{std::get<6>(k) ? 1 : 0});
     row.emplace_back(static_cast<int64_t>(std::get<7>(k)));
-    row.push_back(std::move(value_a));
-    row.push_back(std::move(value_b));
+    row.emplace_back(static_cast<int64_t>(std::get<8>(k)));
+    row.push_back(va != nullptr ? Cell(static_cast<int64_t>(va->index)) : Cell());
+    row.push_back(vb != nullptr ? Cell(static_cast<int64_t>(vb->index)) : Cell());
     row.emplace_back(std::move(shape));
     t.rows.push_back(std::move(row));
     return t.rows.back();
   };
-  auto finish = [](std::vector<Cell>& row, std::string status, std::string first) {
-    while (row.size() < 16) row.emplace_back(std::monostate{});
+  auto finish = [&](std::vector<Cell>& row, std::string status, std::string first) {
+    while (row.size() < measured_end) row.emplace_back(std::monostate{});
     row.emplace_back(std::move(status));
     row.emplace_back(std::move(first));
   };
 
   for (size_t i = 0; i < keys_a.size(); ++i) {
     const TraceValue& va = a.trace->values[i];
-    const bool tensor_a =
-        va.kind == LoggedValue::Kind::Tensor || va.kind == LoggedValue::Kind::TensorList;
-    const std::string shape = tensor_a ? shape_text(va.tensor) : std::string();
+    const std::string shape = is_tensor(va) ? shape_text(va.tensor) : std::string();
     auto it = index_b.find(keys_a[i]);
     if (it == index_b.end()) {
       ++result.unmatched;
-      finish(add_row(keys_a[i], va, static_cast<int64_t>(va.index), Cell(), shape), "only_a", "");
+      finish(add_row(keys_a[i], &va, nullptr, shape), "only_a", "");
       continue;
     }
     used_b[it->second] = true;
     const TraceValue& vb = b.trace->values[it->second];
-    std::vector<Cell>& row = add_row(keys_a[i], va, static_cast<int64_t>(va.index),
-                                     static_cast<int64_t>(vb.index), shape);
+    std::vector<Cell>& row = add_row(keys_a[i], &va, &vb, shape);
     ++result.matched;
     Result<std::vector<double>> ea = elements_of(va, *a.buffer);
     Result<std::vector<double>> eb = elements_of(vb, *b.buffer);
@@ -110,7 +205,7 @@ CompareResult compare_values(const ValueSource& a, const ValueSource& b,
       problem = std::string("a: ") + ea.error().message();
     } else if (!eb.ok()) {
       problem = std::string("b: ") + eb.error().message();
-    } else if (va.kind != vb.kind || (tensor_a && va.tensor.sizes != vb.tensor.sizes)) {
+    } else if (va.kind != vb.kind || (is_tensor(va) && va.tensor.sizes != vb.tensor.sizes)) {
       problem = "different shape or kind in b";
     } else if (ea->size() != eb->size()) {
       problem = "different element count in b";
@@ -120,34 +215,7 @@ CompareResult compare_values(const ValueSource& a, const ValueSource& b,
       finish(row, problem, "");
       continue;
     }
-    double sq_err = 0, sq_a = 0, sq_b = 0, dot = 0, max_abs = 0;
-    bool past = false;
-    for (size_t k = 0; k < ea->size(); ++k) {
-      const double x = (*ea)[k];
-      const double y = (*eb)[k];
-      if (std::isnan(x) && std::isnan(y)) continue;
-      if (x == y) {  // equal infinities too
-        if (std::isfinite(x)) {
-          sq_a += x * x;
-          sq_b += y * y;
-          dot += x * y;
-        }
-        continue;
-      }
-      const double d = std::fabs(y - x);
-      if (!(d <= tolerance.atol + tolerance.rtol * std::fabs(x))) past = true;
-      max_abs = std::isnan(d) ? d : std::max(max_abs, d);
-      sq_err += d * d;
-      sq_a += x * x;
-      sq_b += y * y;
-      dot += x * y;
-    }
-    const double n = ea->empty() ? 1 : static_cast<double>(ea->size());
-    row.emplace_back(sq_err / n);
-    row.emplace_back(max_abs);
-    row.emplace_back(sq_err == 0 ? std::numeric_limits<double>::infinity()
-                                 : 10 * std::log10(sq_a / sq_err));
-    row.emplace_back(sq_a == 0 && sq_b == 0 ? 1.0 : dot / std::sqrt(sq_a * sq_b));
+    const bool past = measure(*ea, *eb, tolerance, row);
     std::string first;
     if (past) {
       ++result.past_tolerance;
@@ -156,15 +224,11 @@ CompareResult compare_values(const ValueSource& a, const ValueSource& b,
     }
     finish(row, past ? "past_tolerance" : "ok", first);
   }
-  const std::vector<TraceValue>& values_b = b.trace->values;
   for (size_t i = 0; i < keys_b.size(); ++i) {
     if (used_b[i]) continue;
     ++result.unmatched;
-    const TraceValue& vb = values_b[i];
-    const bool tensor_b =
-        vb.kind == LoggedValue::Kind::Tensor || vb.kind == LoggedValue::Kind::TensorList;
-    finish(add_row(keys_b[i], vb, Cell(), static_cast<int64_t>(vb.index),
-                   tensor_b ? shape_text(vb.tensor) : std::string()),
+    const TraceValue& vb = b.trace->values[i];
+    finish(add_row(keys_b[i], nullptr, &vb, is_tensor(vb) ? shape_text(vb.tensor) : std::string()),
            "only_b", "");
   }
   return result;

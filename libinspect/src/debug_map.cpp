@@ -118,6 +118,23 @@ Error validate_method(const std::string& name, const MethodDebugMap& m) {
   return Error();
 }
 
+// The handles of identifier `id` in `entry`: as given, then in its other form (3 as "3", "3" as
+// 3). Nothing looser: ExecuTorch's Inspector falls back to substrings, which mismatches.
+const std::vector<uint32_t>* find_identifier(const DelegateEntry& entry,
+                                             const DelegateIdentifier& id) {
+  if (auto it = entry.identifiers.find(id); it != entry.identifiers.end()) return &it->second;
+  DelegateIdentifier other;
+  if (const int64_t* n = std::get_if<int64_t>(&id)) {
+    other = std::to_string(*n);
+  } else if (std::optional<int64_t> as_int = parse_canonical_int(std::get<std::string>(id))) {
+    other = *as_int;
+  } else {
+    return nullptr;
+  }
+  if (auto it = entry.identifiers.find(other); it != entry.identifiers.end()) return &it->second;
+  return nullptr;
+}
+
 }  // namespace
 
 
@@ -242,6 +259,20 @@ Result<const InstructionEntry*> DebugMap::instruction(std::string_view method_na
                                              " in chain " + std::to_string(chain));
 }
 
+std::span<const uint32_t> MethodDebugMap::handles_at(int32_t chain, int32_t instruction,
+                                                     std::string_view delegate_id) const {
+  if (delegate_id.empty()) {
+    const InstructionEntry* entry = find_instruction(chain, instruction);
+    return entry == nullptr ? std::span<const uint32_t>() : entry->debug_handles;
+  }
+  const DelegateEntry* entry = find_delegate(chain, instruction);
+  if (entry == nullptr) return {};
+  DelegateIdentifier id = std::string(delegate_id);
+  if (std::optional<int64_t> n = parse_canonical_int(delegate_id)) id = *n;
+  const std::vector<uint32_t>* handles = find_identifier(*entry, id);
+  return handles == nullptr ? std::span<const uint32_t>() : *handles;
+}
+
 Result<std::span<const uint32_t>> DebugMap::delegate_handles(std::string_view method_name,
                                                              int32_t chain, int32_t instruction,
                                                              const DelegateIdentifier& id) const {
@@ -253,21 +284,8 @@ Result<std::span<const uint32_t>> DebugMap::delegate_handles(std::string_view me
                                                std::to_string(instruction) + " of chain " +
                                                std::to_string(chain));
   }
-  if (auto it = d->identifiers.find(id); it != d->identifiers.end()) return std::span<const uint32_t>(it->second);
-  // The other form: 3 as "3", "3" as 3. Nothing looser (ExecuTorch falls back to substrings).
-  DelegateIdentifier other;
-  bool has_other = true;
-  if (const int64_t* n = std::get_if<int64_t>(&id)) {
-    other = std::to_string(*n);
-  } else if (std::optional<int64_t> as_int = parse_canonical_int(std::get<std::string>(id))) {
-    other = *as_int;
-  } else {
-    has_other = false;
-  }
-  if (has_other) {
-    if (auto it = d->identifiers.find(other); it != d->identifiers.end()) {
-      return std::span<const uint32_t>(it->second);
-    }
+  if (const std::vector<uint32_t>* handles = find_identifier(*d, id)) {
+    return std::span<const uint32_t>(*handles);
   }
   return make_error(ErrorCode::NotFound,
                     "method '" + std::string(method_name) + "': delegate call at instruction " +

@@ -7,6 +7,7 @@
 #include <numeric>
 
 #include "etkit/core/scalar_type.h"
+#include "etkit/inspect/event_table.h"
 
 namespace etkit::inspect {
 
@@ -121,8 +122,21 @@ const char* kind_name(LoggedValue::Kind kind) {
 
 }  // namespace
 
+std::span<const uint32_t> value_debug_handles(const Trace& trace, const TraceValue& v,
+                                              const DebugMap& map) {
+  if (v.instruction < 0) return {};
+  Result<const MethodDebugMap*> m = debug_map_method(map, trace.blocks[v.block].method, "");
+  if (!m.ok()) return {};
+  return (*m)->handles_at(0, v.instruction, v.delegate_id);
+}
+
 Table values_table(const Trace& trace, const DebugBuffer& buffer,
                    const std::vector<bool>& blocks) {
+  return values_table(trace, buffer, blocks, nullptr);
+}
+
+Table values_table(const Trace& trace, const DebugBuffer& buffer, const std::vector<bool>& blocks,
+                   const DebugMap* map) {
   Table t;
   t.title = "values of " + trace.path;
   t.columns = {{"block", 0},  {"method", 0}, {"kind", 0},     {"iteration", 0}, {"value", 0},
@@ -130,6 +144,9 @@ Table values_table(const Trace& trace, const DebugBuffer& buffer,
                {"name", 0},   {"output", 0}, {"dtype", 0},    {"shape", 0},     {"numel", 0},
                {"min", 6},    {"max", 6},    {"mean", 6},     {"std", 6},       {"nan", 0},
                {"inf", 0},    {"status", 0}};
+  if (map != nullptr) {
+    t.columns.insert(t.columns.begin() + 9, {{"handles", 0}, {"ops", 0}});
+  }
   for (const TraceValue& v : trace.values) {
     if (!blocks.empty() && !blocks[v.block]) continue;
     const TraceBlock& b = trace.blocks[v.block];
@@ -151,6 +168,11 @@ Table values_table(const Trace& trace, const DebugBuffer& buffer,
     }
     row.emplace_back(v.op);
     row.emplace_back(v.delegate_id);
+    if (map != nullptr) {
+      const std::span<const uint32_t> handles = value_debug_handles(trace, v, *map);
+      row.emplace_back(handles_text(handles));
+      row.emplace_back(node_names_text(*map, b.method, handles));
+    }
     row.emplace_back(v.name);
     row.emplace_back(int64_t{v.is_output ? 1 : 0});
     const bool tensor =

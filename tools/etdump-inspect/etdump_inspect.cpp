@@ -116,9 +116,8 @@ bool load_debug_map(const DumpOptions& options, std::optional<inspect::DebugMap>
   return true;
 }
 
-bool load_dumps(const DumpOptions& options, unsigned jobs, std::vector<inspect::Trace>& traces,
-                int& exit_code, const inspect::DebugMap* map) {
-  if (!load_dumps(options.dumps, jobs, traces, exit_code)) return false;
+bool name_operators(std::span<inspect::Trace> traces, const DumpOptions& options,
+                    const inspect::DebugMap* map, int& exit_code) {
   auto fail = [&](const Error& e) {
     print_error(kEtdumpInspect, e.message());
     exit_code = kExitUsage;
@@ -139,6 +138,12 @@ bool load_dumps(const DumpOptions& options, unsigned jobs, std::vector<inspect::
     }
   }
   return true;
+}
+
+bool load_dumps(const DumpOptions& options, unsigned jobs, std::vector<inspect::Trace>& traces,
+                int& exit_code, const inspect::DebugMap* map) {
+  return load_dumps(options.dumps, jobs, traces, exit_code) &&
+         name_operators(traces, options, map, exit_code);
 }
 
 std::string selection_error(const inspect::Trace& trace, const DumpOptions& options) {

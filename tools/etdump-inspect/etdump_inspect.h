@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -56,6 +57,10 @@ bool load_debug_map(const DumpOptions& options, std::optional<inspect::DebugMap>
 /// diagnostic and returns false with `exit_code` set (2: a dump that cannot be read or parsed).
 bool load_dumps(const std::vector<std::string>& paths, unsigned jobs,
                 std::vector<inspect::Trace>& traces, int& exit_code);
+/// Names the operators of `traces` from `options.program`, then from `map` when given (the map
+/// takes precedence). Prints a diagnostic and returns false (exit 2) on error.
+bool name_operators(std::span<inspect::Trace> traces, const DumpOptions& options,
+                    const inspect::DebugMap* map, int& exit_code);
 /// `load_dumps`, then names operators from `options.program` and then `map` when given (the map
 /// takes precedence; exit 2 on error).
 bool load_dumps(const DumpOptions& options, unsigned jobs, std::vector<inspect::Trace>& traces,

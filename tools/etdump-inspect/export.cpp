@@ -3,6 +3,7 @@
 
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <span>
 
 #include "etdump_inspect.h"
@@ -31,13 +32,17 @@ Subcommand add_export(CLI::App& app) {
   cmd->add_option("-o,--output", options->output, "Output file; - for stdout (the default)");
   add_selection_flags(*cmd, *options);
   add_program_flag(*cmd, *options);
+  add_debug_map_flag(*cmd, *options);
   return {cmd, [options]() {
             std::vector<inspect::Trace> traces;
             int code = kExitOk;
-            if (!load_dumps(*options, 1, traces, code)) return code;
+            std::optional<inspect::DebugMap> map;
+            if (!load_debug_map(*options, map, code)) return code;
+            const inspect::DebugMap* m = map ? &*map : nullptr;
+            if (!load_dumps(*options, 1, traces, code, m)) return code;
             std::vector<size_t> selected;
             if (!select(traces[0], *options, false, selected)) return kExitUsage;
-            const std::string text = inspect::chrome_trace_json(traces[0], selected);
+            const std::string text = inspect::chrome_trace_json(traces[0], selected, m);
             if (options->output == "-") {
               std::fwrite(text.data(), 1, text.size(), stdout);
               return kExitOk;

@@ -3,6 +3,9 @@
 
 #include <filesystem>
 #include <memory>
+#include <optional>
+#include <span>
+#include <utility>
 
 #include "etdump_inspect.h"
 #include "etkit/core/npy.h"
@@ -23,6 +26,8 @@ struct ValuesOptions : DumpOptions {
 struct CompareOptions : DumpOptions {
   std::string debug_buffer_a;
   std::string debug_buffer_b;
+  std::string debug_map_a;
+  std::string debug_map_b;
   double atol = 1e-8;
   double rtol = 1e-5;
 };
@@ -86,10 +91,14 @@ Subcommand add_values(CLI::App& app) {
   cmd->add_option("--format", options->format, "Output format: table, json, csv or tsv")
       ->check(CLI::IsMember({"table", "json", "csv", "tsv"}));
   add_program_flag(*cmd, *options);
+  add_debug_map_flag(*cmd, *options);
   return {cmd, [options]() {
             std::vector<inspect::Trace> traces;
             int code = kExitOk;
-            if (!load_dumps(*options, 1, traces, code)) return code;
+            std::optional<inspect::DebugMap> map;
+            if (!load_debug_map(*options, map, code)) return code;
+            const inspect::DebugMap* m = map ? &*map : nullptr;
+            if (!load_dumps(*options, 1, traces, code, m)) return code;
             const inspect::Trace& trace = traces[0];
             std::vector<size_t> unused;
             if (!select(trace, *options, false, unused)) return kExitUsage;
@@ -118,7 +127,7 @@ Subcommand add_values(CLI::App& app) {
                 }
               }
             }
-            print_tables({inspect::values_table(trace, buffer, blocks)},
+            print_tables({inspect::values_table(trace, buffer, blocks, m)},
                          *inspect::parse_format(options->format));
             return kExitOk;
           }};
@@ -141,10 +150,43 @@ Subcommand add_compare(CLI::App& app) {
   cmd->add_option("--format", options->format, "Output format: table, json, csv or tsv")
       ->check(CLI::IsMember({"table", "json", "csv", "tsv"}));
   add_program_flag(*cmd, *options);
+  cmd->add_option("--debug-map", options->debug_map,
+                  "Debug map of both dumps (one program, two builds or runs): match values by "
+                  "debug handle");
+  cmd->add_option("--debug-map-a", options->debug_map_a,
+                  "Debug map of A (with --debug-map-b: match values by debug handle)");
+  cmd->add_option("--debug-map-b", options->debug_map_b,
+                  "Debug map of B (with --debug-map-a: match values by debug handle)");
   return {cmd, [options]() {
-            std::vector<inspect::Trace> traces;
+            // Each side's map: its own flag, else --debug-map; both or neither.
+            const std::string path_a =
+                options->debug_map_a.empty() ? options->debug_map : options->debug_map_a;
+            const std::string path_b =
+                options->debug_map_b.empty() ? options->debug_map : options->debug_map_b;
+            if (path_a.empty() != path_b.empty()) {
+              print_error(kEtdumpInspect,
+                          std::string("compare: a debug map for ") + (path_a.empty() ? "B" : "A") +
+                              " only; give one for " + (path_a.empty() ? "A (--debug-map-a)"
+                                                                        : "B (--debug-map-b)") +
+                              " too, or --debug-map for both");
+              return kExitUsage;
+            }
+            std::optional<inspect::DebugMap> map_a, map_b;
             int code = kExitOk;
-            if (!load_dumps(*options, 2, traces, code)) return code;
+            for (auto [path, map] : {std::pair{&path_a, &map_a}, std::pair{&path_b, &map_b}}) {
+              if (path->empty()) continue;
+              DumpOptions one;
+              one.debug_map = *path;
+              if (!load_debug_map(one, *map, code)) return code;
+            }
+            std::vector<inspect::Trace> traces;
+            if (!load_dumps(options->dumps, 2, traces, code)) return code;
+            if (!name_operators(std::span(traces).first(1), *options,
+                                map_a ? &*map_a : nullptr, code) ||
+                !name_operators(std::span(traces).subspan(1), *options,
+                                map_b ? &*map_b : nullptr, code)) {
+              return code;
+            }
             inspect::DebugBuffer buffer_a, buffer_b;
             if (!open_buffer(options->debug_buffer_a, traces[0], buffer_a) ||
                 !open_buffer(options->debug_buffer_b, traces[1], buffer_b)) {
@@ -154,7 +196,8 @@ Subcommand add_compare(CLI::App& app) {
             tolerance.atol = options->atol;
             tolerance.rtol = options->rtol;
             inspect::CompareResult r = inspect::compare_values(
-                {&traces[0], &buffer_a}, {&traces[1], &buffer_b}, tolerance);
+                {&traces[0], &buffer_a, map_a ? &*map_a : nullptr},
+                {&traces[1], &buffer_b, map_b ? &*map_b : nullptr}, tolerance);
             inspect::Table summary;
             summary.title = "compare summary";
             summary.columns = {{"matched", 0},   {"past_tolerance", 0}, {"not_comparable", 0},

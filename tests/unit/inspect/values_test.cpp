@@ -8,8 +8,6 @@
 #include <string>
 #include <vector>
 
-#include "etkit/inspect/compare.h"
-
 namespace etkit::inspect {
 namespace {
 
@@ -73,36 +71,6 @@ TEST_CASE("values: a logged tensor joined, read and turned into a HostTensor") {
   CHECK(std::get<double>(t.rows[0][14]) == -2);  // min
   const Result<std::vector<double>> missing = value_elements(v, DebugBuffer());
   CHECK_FALSE(missing.ok());
-}
-
-TEST_CASE("compare: metrics, tolerance and the first value past it") {
-  const Logged a = logged({1, 2, 3});
-  const Logged same = logged({1, 2, 3});
-  CompareResult r = compare_values({&a.trace, &a.buffer}, {&same.trace, &same.buffer}, {});
-  CHECK(r.matched == 1);
-  CHECK_FALSE(r.failed());
-  CHECK(std::isinf(std::get<double>(r.table.rows[0][14])));  // snr_db
-  CHECK(std::get<double>(r.table.rows[0][15]) == doctest::Approx(1));
-
-  const Logged b = logged({1, 2, 5});
-  r = compare_values({&a.trace, &a.buffer}, {&b.trace, &b.buffer}, {});
-  CHECK(r.failed());
-  CHECK(r.past_tolerance == 1);
-  const std::vector<Cell>& row = r.table.rows[0];
-  CHECK(std::get<double>(row[12]) == doctest::Approx(4.0 / 3));  // mse
-  CHECK(std::get<double>(row[13]) == 2);                        // max abs error
-  CHECK(std::get<double>(row[14]) == doctest::Approx(10 * std::log10(14.0 / 4)));
-  CHECK(std::get<double>(row[15]) == doctest::Approx(20 / std::sqrt(14.0 * 30)));
-  CHECK(std::get<std::string>(row[16]) == "past_tolerance");
-  CHECK(std::get<std::string>(row[17]) == "*");
-  Tolerance loose;
-  loose.atol = 2;
-  CHECK_FALSE(compare_values({&a.trace, &a.buffer}, {&b.trace, &b.buffer}, loose).failed());
-
-  const Logged shorter = logged({1, 2});
-  r = compare_values({&a.trace, &a.buffer}, {&shorter.trace, &shorter.buffer}, {});
-  CHECK(r.unreadable == 1);
-  CHECK(r.failed());
 }
 
 }  // namespace

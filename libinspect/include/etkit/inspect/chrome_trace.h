@@ -10,8 +10,8 @@
 //     and one per delegate call (method and instruction) for the events delegates report, so
 //     that slices on a track nest;
 //   - `cat`: "framework" (no operator), "operator", or "delegate"; `args`: block, kind ("load" or
-//     "execute"), and when present iteration (not for load blocks), instruction, op and
-//     delegate_id;
+//     "execute"), and when present iteration (not for load blocks), instruction, op,
+//     delegate_id, and with a debug map debug_handles and ops;
 //   - profiler events (delegate events with id `prof:<device>:<event>`, formats/README.md) on a
 //     track of their own per method and device ("forward: device sim"), `cat` "device", with
 //     `args.device`; and a flow arrow ("s"/"f" events named "issue", `cat` "flow", ids from 1)
@@ -33,5 +33,11 @@ namespace etkit::inspect {
 /// The Chrome trace JSON of the `selected` events of `trace` (indices into `trace.events`),
 /// ending with a newline.
 std::string chrome_trace_json(const Trace& trace, const std::vector<size_t>& selected);
+
+/// The same joined through `map` (when not null): an event that stands for debug handles
+/// (`event_debug_handles`) has `args.debug_handles` (a list of integers) and `args.ops` (the
+/// map's node names for them, as `show` prints them: "fc1,relu1").
+std::string chrome_trace_json(const Trace& trace, const std::vector<size_t>& selected,
+                              const DebugMap* map);
 
 }  // namespace etkit::inspect

@@ -1,17 +1,30 @@
 #pragma once
 
-// Numeric comparison of the values two runs logged (`etdump-inspect compare`): values are
-// matched by method, kind (load or execute), iteration, instruction, delegate id, output flag,
-// position in a TensorList, and occurrence (the n-th such value of the block); each matched pair
-// gets MSE, max absolute error, SNR in dB (10 log10(sum a^2 / sum (b - a)^2), infinite when
-// equal) and cosine similarity, and is past tolerance when some |b - a| > atol + rtol |a| (NaN
-// equals NaN). The first pair past tolerance, in row order, is marked.
+// Numeric comparison of the values two runs logged (`etdump-inspect compare`), e.g. a portable
+// run against a delegated one, or two builds.
+//
+// Matching. Without debug maps, values match by place: method, kind (load or execute),
+// iteration, instruction, delegate id, output flag, position in a TensorList, and occurrence (the
+// n-th such value of the block). With a debug map for each side they match by debug handle: a
+// value stands for the handles its instruction, or its delegate identifier, maps to
+// (`value_debug_handles`), and is the output of the last of them, so it is keyed by the largest
+// handle instead of the instruction and delegate id. A fused delegate step standing for handles
+// {1, 2} then meets the portable run's value of handle 2; the portable value of handle 1 has no
+// counterpart and is listed as only in A. Values a map names nothing for (program outputs), and
+// the arguments a DelegateCall logs without a delegate id (ExecuTorch logs inputs and outputs
+// alike there), keep matching by place.
+//
+// Each matched pair gets MSE, max absolute error, SNR in dB (10 log10(sum a^2 / sum (b - a)^2),
+// infinite when equal) and cosine similarity, and is past tolerance when some
+// |b - a| > atol + rtol |a| (NaN equals NaN). The first pair past tolerance, in row order, is
+// marked.
 
 #include <cstddef>
 #include <string>
 #include <vector>
 
 #include "etkit/inspect/debug_buffer.h"
+#include "etkit/inspect/debug_map.h"
 #include "etkit/inspect/table.h"
 #include "etkit/inspect/trace.h"
 
@@ -27,6 +40,7 @@ struct Tolerance {
 struct ValueSource {
   const Trace* trace = nullptr;
   const DebugBuffer* buffer = nullptr;
+  const DebugMap* map = nullptr;  ///< Its debug map; values match by handle when both have one.
 };
 
 /// Comparison rows and counts.
@@ -38,10 +52,14 @@ struct CompareResult {
 };
 
 /// Compares the values of `a` and `b`. Table columns: method, kind, iteration, instruction, op,
-/// delegate, output, list_index, occurrence, value_a, value_b (indices of the values in their
-/// blocks), shape, mse, max_abs_error, snr_db, cosine, status ("ok", "past_tolerance",
-/// "only_a", "only_b", or why it could not be compared), first ("*" on the first pair past
-/// tolerance). Rows: matched and only_a in A's order, then only_b in B's order.
+/// delegate (of A's value; of B's on an only_b row), output, list_index, occurrence, value_a,
+/// value_b (indices of the values in their blocks), shape, mse, max_abs_error, snr_db, cosine,
+/// status ("ok", "past_tolerance", "only_a", "only_b", or why it could not be compared), first
+/// ("*" on the first pair past tolerance). Matching by debug handle, the columns are method, kind,
+/// iteration, debug_handle (the handle matched by; empty for a value matched by place), node (its
+/// name in the map), instruction, op, delegate (A's value), instruction_b, op_b, delegate_b (B's),
+/// then output and the rest as above. Rows: matched and only_a in A's order, then only_b in B's
+/// order.
 CompareResult compare_values(const ValueSource& a, const ValueSource& b,
                              const Tolerance& tolerance);
 

@@ -98,6 +98,12 @@ struct MethodDebugMap {
   const InstructionEntry* find_instruction(int32_t chain, int32_t index) const;
   /// The delegate entry for the DelegateCall at (chain, instruction), or null.
   const DelegateEntry* find_delegate(int32_t chain, int32_t instruction) const;
+  /// The debug handles of what was logged at (chain, instruction): with an empty `delegate_id`,
+  /// the instruction's; else those of the identifier `delegate_id` (as logged, as text) in the
+  /// entry of the DelegateCall there, looked up exactly as `DebugMap::delegate_handles` does.
+  /// Empty when the map names none. The span is valid while the map is unchanged.
+  std::span<const uint32_t> handles_at(int32_t chain, int32_t instruction,
+                                       std::string_view delegate_id) const;
 
   /// Sorts instructions and delegates, and every handle list (removing duplicates). The lookups
   /// expect a sorted map: `parse_debug_map` returns one; call this after building one by hand.

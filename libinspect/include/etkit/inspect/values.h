@@ -9,12 +9,14 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "etkit/core/host_tensor.h"
 #include "etkit/core/result.h"
 #include "etkit/inspect/debug_buffer.h"
+#include "etkit/inspect/debug_map.h"
 #include "etkit/inspect/table.h"
 #include "etkit/inspect/trace.h"
 
@@ -50,5 +52,20 @@ std::string value_file_name(const TraceValue& v);
 /// numel, min, max, mean, std, nan, inf, status ("" when the statistics are there).
 Table values_table(const Trace& trace, const DebugBuffer& buffer,
                    const std::vector<bool>& blocks);
+
+/// The same joined through `map` (when not null), with two more columns after `delegate`:
+/// `handles` (`value_debug_handles`, as "1,2") and `ops` (the map's node names for them, as
+/// `show` prints them). Both are empty when the map names nothing for the value.
+Table values_table(const Trace& trace, const DebugBuffer& buffer, const std::vector<bool>& blocks,
+                   const DebugMap* map);
+
+/// The debug handles value `v` of `trace` stands for through `map`: for a value a delegate logged
+/// (it has a delegate debug id), those of its identifier in the map's entry for that
+/// DelegateCall; for another value of an instruction, the instruction's handles; none for
+/// program outputs, or when the map does not name the method, instruction or identifier. Values
+/// are taken to be in chain 0 (the ETDump's debug events of exported programs). The span is valid
+/// while `map` is unchanged.
+std::span<const uint32_t> value_debug_handles(const Trace& trace, const TraceValue& v,
+                                              const DebugMap& map);
 
 }  // namespace etkit::inspect

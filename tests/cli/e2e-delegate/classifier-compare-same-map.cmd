@@ -1,0 +1,1 @@
+cd $CASE_TMP && model-export $SRC/samples/classifier.json -o p.pte && trace-run p.pte -i random:1 --etdump a.etdump --log intermediates --clock fake > /dev/null && trace-run p.pte -i random:2 --etdump b.etdump --log intermediates --clock fake > /dev/null && etdump-inspect compare a.etdump b.etdump --debug-map p.debugmap.json

@@ -1,0 +1,1 @@
+cd $CASE_TMP && model-export $SRC/samples/classifier.json --lower 'fc[12]|act[12]' -o mlp.pte && trace-run mlp.pte --etdump run.etdump --clock fake > /dev/null && etdump-inspect export run.etdump --debug-map mlp.debugmap.json | grep -E '"(DELEGATE_CALL|1|3|OPERATOR_CALL)"'

@@ -1,0 +1,1 @@
+cd $CASE_TMP && model-export $SRC/samples/classifier.json -o p.pte && trace-run p.pte --etdump a.etdump --log outputs --clock fake > /dev/null && etdump-inspect compare a.etdump a.etdump --debug-map-a p.debugmap.json

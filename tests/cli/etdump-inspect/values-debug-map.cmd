@@ -1,0 +1,1 @@
+cd $CASE_TMP && model-export $SRC/samples/classifier.json --lower 'fc[12]|act[12]' -o m.pte && trace-run m.pte --etdump run.etdump --log intermediates --clock fake > /dev/null && etdump-inspect values run.etdump --debug-map m.debugmap.json --format csv

@@ -1,0 +1,213 @@
+#include "etkit/inspect/compare.h"
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstring>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "etkit/inspect/event_table.h"
+#include "etkit/inspect/values.h"
+
+namespace etkit::inspect {
+namespace {
+
+// A value logged at an instruction (by a delegate when `delegate_id` is set), float32 [n].
+struct Spot {
+  int32_t instruction = 0;
+  std::string delegate_id;  // a canonical integer is logged as an int id
+  std::vector<float> values;
+};
+
+struct Logged {
+  Trace trace;
+  DebugBuffer buffer;
+};
+
+// A dump with one execution block of method forward logging `spots` in order, their payloads
+// one after the other in the debug buffer.
+Logged logged(const std::vector<Spot>& spots) {
+  ETDump dump;
+  RunBlock b;
+  b.name = "forward";
+  std::vector<uint8_t> bytes;
+  for (const Spot& s : spots) {
+    Event e;
+    e.kind = Event::Kind::Debug;
+    e.debug.chain_index = 0;
+    e.debug.instruction_id = s.instruction;
+    if (std::optional<int64_t> n = parse_canonical_int(s.delegate_id)) {
+      e.debug.delegate_debug_id_int = static_cast<int32_t>(*n);
+    } else {
+      e.debug.delegate_debug_id_str = s.delegate_id;
+    }
+    e.debug.value.kind = LoggedValue::Kind::Tensor;
+    TensorMeta t;
+    t.dtype = ScalarType::Float;
+    t.sizes = {static_cast<int64_t>(s.values.size())};
+    t.offset = static_cast<int64_t>(bytes.size());
+    e.debug.value.tensors = {t};
+    b.events.push_back(e);
+    const size_t at = bytes.size();
+    bytes.resize(at + s.values.size() * sizeof(float));
+    if (!s.values.empty()) std::memcpy(bytes.data() + at, s.values.data(), s.values.size() * 4);
+  }
+  dump.blocks = {b};
+  Result<Trace> trace = build_trace(dump, "v.etdump");
+  REQUIRE(trace.ok());
+  return {std::move(trace).get(), DebugBuffer::from_bytes(bytes)};
+}
+
+Logged logged(const std::vector<float>& values) { return logged({Spot{2, "", values}}); }
+
+// fc1 (handle 1) -> hidden (2) -> y (3): three kernels in the portable map; one DelegateCall
+// at instruction 0 in the delegated one, identifier 1 standing for {1, 2} and 3 for {3}.
+DebugMap portable_map() {
+  DebugMap map;
+  MethodDebugMap& m = map.methods["forward"];
+  for (int32_t i = 0; i < 3; ++i) {
+    m.instructions.push_back({0, i, InstructionKind::Kernel, "aten::x.out",
+                              {static_cast<uint32_t>(i + 1)}});
+  }
+  m.nodes = {{1, {"fc1", "", "", ""}}, {2, {"hidden", "", "", ""}}, {3, {"y", "", "", ""}}};
+  return map;
+}
+
+DebugMap delegated_map() {
+  DebugMap map;
+  MethodDebugMap& m = map.methods["forward"];
+  m.instructions.push_back({0, 0, InstructionKind::Delegate, "EtkitFusedBackend", {1, 2, 3}});
+  DelegateEntry d;
+  d.backend = "EtkitFusedBackend";
+  d.identifiers[int64_t{1}] = {1, 2};
+  d.identifiers[int64_t{3}] = {3};
+  m.delegates.push_back(d);
+  m.nodes = portable_map().methods["forward"].nodes;
+  return map;
+}
+
+const std::string& text(const std::vector<Cell>& row, size_t column) {
+  return std::get<std::string>(row[column]);
+}
+
+TEST_CASE("compare: metrics, tolerance and the first value past it") {
+  const Logged a = logged({1, 2, 3});
+  const Logged same = logged({1, 2, 3});
+  CompareResult r = compare_values({&a.trace, &a.buffer}, {&same.trace, &same.buffer}, {});
+  CHECK(r.matched == 1);
+  CHECK_FALSE(r.failed());
+  CHECK(std::isinf(std::get<double>(r.table.rows[0][14])));  // snr_db
+  CHECK(std::get<double>(r.table.rows[0][15]) == doctest::Approx(1));
+
+  const Logged b = logged({1, 2, 5});
+  r = compare_values({&a.trace, &a.buffer}, {&b.trace, &b.buffer}, {});
+  CHECK(r.failed());
+  CHECK(r.past_tolerance == 1);
+  const std::vector<Cell>& row = r.table.rows[0];
+  CHECK(std::get<double>(row[12]) == doctest::Approx(4.0 / 3));  // mse
+  CHECK(std::get<double>(row[13]) == 2);                        // max abs error
+  CHECK(std::get<double>(row[14]) == doctest::Approx(10 * std::log10(14.0 / 4)));
+  CHECK(std::get<double>(row[15]) == doctest::Approx(20 / std::sqrt(14.0 * 30)));
+  CHECK(text(row, 16) == "past_tolerance");
+  CHECK(text(row, 17) == "*");
+  Tolerance loose;
+  loose.atol = 2;
+  CHECK_FALSE(compare_values({&a.trace, &a.buffer}, {&b.trace, &b.buffer}, loose).failed());
+
+  const Logged shorter = logged({1, 2});
+  r = compare_values({&a.trace, &a.buffer}, {&shorter.trace, &shorter.buffer}, {});
+  CHECK(r.unreadable == 1);
+  CHECK(r.failed());
+}
+
+TEST_CASE("compare: by debug handle, a fused step meets the last operation it stands for") {
+  // Portable: fc1, hidden, y at instructions 0..2. Delegated: the call logs its argument
+  // (no delegate id), then step 1 (hidden's output) and step 3 (y's).
+  const Logged portable = logged({{0, "", {1, 2}}, {1, "", {0.5f, 0.25f}}, {2, "", {7}}});
+  const Logged fused = logged({{0, "", {9, 9}}, {0, "1", {0.5f, 0.25f}}, {0, "3", {7.5f}}});
+  const DebugMap map_a = portable_map();
+  const DebugMap map_b = delegated_map();
+
+  // By place nothing lines up but the delegate call's argument with fc1 (both instruction 0).
+  CompareResult r =
+      compare_values({&portable.trace, &portable.buffer}, {&fused.trace, &fused.buffer}, {});
+  CHECK(r.matched == 1);
+  CHECK(r.unmatched == 4);
+
+  r = compare_values({&portable.trace, &portable.buffer, &map_a},
+                     {&fused.trace, &fused.buffer, &map_b}, {});
+  const Table& t = r.table;
+  REQUIRE(t.columns.size() == 23);
+  CHECK(t.columns[3].name == "debug_handle");
+  CHECK(t.columns[4].name == "node");
+  CHECK(t.columns[8].name == "instruction_b");
+  CHECK(r.matched == 2);
+  CHECK(r.past_tolerance == 1);
+  CHECK(r.unmatched == 2);  // fc1 only in A, the call's argument only in B
+  REQUIRE(t.rows.size() == 4);
+  // fc1: handle 1, no fused step logs it.
+  CHECK(std::get<int64_t>(t.rows[0][3]) == 1);
+  CHECK(text(t.rows[0], 4) == "fc1");
+  CHECK(text(t.rows[0], 21) == "only_a");
+  // hidden (instruction 1) against step 1 of the call at instruction 0.
+  CHECK(std::get<int64_t>(t.rows[1][3]) == 2);
+  CHECK(text(t.rows[1], 4) == "hidden");
+  CHECK(std::get<int64_t>(t.rows[1][5]) == 1);
+  CHECK(std::get<int64_t>(t.rows[1][8]) == 0);
+  CHECK(text(t.rows[1], 10) == "1");
+  CHECK(std::get<double>(t.rows[1][18]) == 0);  // max abs error
+  CHECK(text(t.rows[1], 21) == "ok");
+  // y against step 3: 0.5 apart, the first past tolerance.
+  CHECK(std::get<int64_t>(t.rows[2][3]) == 3);
+  CHECK(std::get<double>(t.rows[2][18]) == 0.5);
+  CHECK(text(t.rows[2], 21) == "past_tolerance");
+  CHECK(text(t.rows[2], 22) == "*");
+  // The call's argument has no handle to match by: only in B, by place.
+  CHECK(std::holds_alternative<std::monostate>(t.rows[3][3]));
+  CHECK(std::get<int64_t>(t.rows[3][8]) == 0);
+  CHECK(text(t.rows[3], 21) == "only_b");
+
+  // A map on one side only matches by place.
+  CHECK(compare_values({&portable.trace, &portable.buffer, &map_a},
+                       {&fused.trace, &fused.buffer}, {})
+            .table.columns.size() == 18);
+}
+
+TEST_CASE("compare: by debug handle, repeated handles pair in order and string ids resolve") {
+  DebugMap map_b = delegated_map();
+  DelegateEntry& d = map_b.methods["forward"].delegates[0];
+  d.identifier_kind = IdentifierKind::String;
+  d.identifiers.clear();
+  d.identifiers[std::string("fc1+hidden")] = {1, 2};
+  d.identifiers[std::string("y")] = {3};
+  const DebugMap map_a = portable_map();
+  // Two iterations' worth of y in one block (a loop): the n-th meets the n-th.
+  const Logged portable = logged({{2, "", {1}}, {2, "", {2}}});
+  const Logged fused = logged({{0, "y", {1}}, {0, "y", {2}}, {0, "fc1+hidden", {3}}});
+  const CompareResult r = compare_values({&portable.trace, &portable.buffer, &map_a},
+                                         {&fused.trace, &fused.buffer, &map_b}, {});
+  CHECK(r.matched == 2);
+  CHECK(r.past_tolerance == 0);
+  CHECK(r.unmatched == 1);
+  CHECK(std::get<int64_t>(r.table.rows[1][13]) == 1);  // occurrence
+  CHECK(text(r.table.rows[2], 4) == "hidden");
+}
+
+TEST_CASE("values: handles of logged values through a debug map") {
+  const Logged fused = logged({{0, "", {9}}, {0, "1", {1}}, {0, "7", {1}}});
+  const DebugMap map = delegated_map();
+  CHECK(handles_text(value_debug_handles(fused.trace, fused.trace.values[0], map)) == "1,2,3");
+  CHECK(handles_text(value_debug_handles(fused.trace, fused.trace.values[1], map)) == "1,2");
+  CHECK(value_debug_handles(fused.trace, fused.trace.values[2], map).empty());  // unknown id
+  const Table t = values_table(fused.trace, fused.buffer, {}, &map);
+  REQUIRE(t.columns.size() == 23);
+  CHECK(t.columns[9].name == "handles");
+  CHECK(text(t.rows[1], 9) == "1,2");
+  CHECK(text(t.rows[1], 10) == "fc1,hidden");
+  CHECK(text(t.rows[2], 9).empty());
+}
+
+}  // namespace
+}  // namespace etkit::inspect
