@@ -6,28 +6,22 @@
 #include <string>
 #include <vector>
 
+#include "profile_events.h"
+
 namespace etkit::inspect {
 namespace {
 
-Event profile(std::string name, int32_t instruction, uint64_t start, uint64_t end) {
-  Event e;
-  e.profile.name = std::move(name);
-  e.profile.chain_index = instruction < 0 ? -1 : 0;
-  e.profile.instruction_id = instruction < 0 ? 0 : instruction;
-  e.profile.start_time = start;
-  e.profile.end_time = end;
-  return e;
-}
+using testing::profile_event;
 
 TEST_CASE("chrome trace: complete events in microseconds on a track per method and delegate") {
   ETDump dump;
   RunBlock b;
   b.name = "forward";
-  Event d = profile("", 1, 1500, 2250);
+  Event d = profile_event("", 1, 1500, 2250);
   d.profile.delegate_debug_id_str = "conv #1";
   b.events.push_back(d);
-  b.events.push_back(profile("DELEGATE_CALL", 1, 1000, 3000));
-  b.events.push_back(profile("Method::execute", -1, 500, 4000));
+  b.events.push_back(profile_event("DELEGATE_CALL", 1, 1000, 3000));
+  b.events.push_back(profile_event("Method::execute", -1, 500, 4000));
   RunBlock other = b;
   other.name = "encode";
   dump.blocks = {b, other};
