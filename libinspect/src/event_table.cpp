@@ -1,6 +1,33 @@
 #include "etkit/inspect/event_table.h"
 
+#include <map>
+#include <string_view>
+#include <tuple>
+
 namespace etkit::inspect {
+
+bool is_instruction_event(const TraceEvent& e) {
+  return !e.delegate && e.instruction >= 0 &&
+         (e.name == "OPERATOR_CALL" || e.name == "DELEGATE_CALL" || e.name == "MOVE_CALL" ||
+          e.name == "JF_CALL" || e.name == "FREE_CALL");
+}
+
+namespace {
+
+// The indices of the values logged at (block, instruction, delegate id), as "0,1".
+using Place = std::tuple<uint32_t, int32_t, std::string_view>;
+
+std::map<Place, std::string> values_by_place(const Trace& trace) {
+  std::map<Place, std::string> out;
+  for (const TraceValue& v : trace.values) {
+    if (v.instruction < 0 || v.list_index > 0) continue;  // a list is one value
+    std::string& cell = out[Place{v.block, v.instruction, v.delegate_id}];
+    cell += (cell.empty() ? "" : ",") + std::to_string(v.index);
+  }
+  return out;
+}
+
+}  // namespace
 
 int time_decimals(TimeUnit unit) {
   switch (unit) {
@@ -56,6 +83,12 @@ Table event_table(const Trace& trace, const std::vector<size_t>& selected, TimeU
   if (map != nullptr) {
     t.columns.insert(t.columns.begin() + 8, {{"handles", 0}, {"ops", 0}});
   }
+  const bool with_values = !trace.values.empty();
+  std::map<Place, std::string> logged;
+  if (with_values) {
+    logged = values_by_place(trace);
+    t.columns.insert(t.columns.begin() + (map != nullptr ? 10 : 8), {"values", 0});
+  }
   if (layout != nullptr) {
     for (std::string& c : layout->columns()) t.columns.push_back({std::move(c), 6});
   }
@@ -85,6 +118,14 @@ Table event_table(const Trace& trace, const std::vector<size_t>& selected, TimeU
       const std::span<const uint32_t> handles = event_debug_handles(trace, e, *map);
       row.emplace_back(handles_text(handles));
       row.emplace_back(node_names_text(*map, b.method, handles));
+    }
+    if (with_values) {
+      std::string cell;
+      if (e.delegate || is_instruction_event(e)) {
+        auto it = logged.find(Place{e.block, e.instruction, e.delegate ? e.delegate_id : ""});
+        if (it != logged.end()) cell = it->second;
+      }
+      row.emplace_back(std::move(cell));
     }
     row.emplace_back(static_cast<int64_t>(e.depth));
     row.emplace_back(from_ns(e.start_ns, unit));

@@ -7,6 +7,14 @@
 // op, instruction (empty outside an instruction), delegate (delegate debug id, empty if none),
 // depth (number of enclosing events), start (from the first event of the dump), duration, self.
 // Rows follow `Trace::events`: blocks in file order, events by start time.
+//
+// When the trace has logged values, a column `values` after `delegate` (and the map's columns)
+// joins each event to the values logged at its place, as ExecuTorch's Inspector joins debug
+// events to profile events: a delegate event gets the values its delegate logged under the same
+// identifier in the same instruction; an instruction's own event (OPERATOR_CALL, DELEGATE_CALL,
+// ...) the values that instruction logged without an identifier. The cell lists their indices
+// in the block, as `etdump-inspect values` numbers them ("0,1"); it is empty when nothing was
+// logged there, e.g. for the delegate steps a trace-run filter left out.
 
 #include <cstddef>
 #include <span>
@@ -35,6 +43,10 @@ Table event_table(const Trace& trace, const std::vector<size_t>& selected, TimeU
 /// metadata).
 Table event_table(const Trace& trace, const std::vector<size_t>& selected, TimeUnit unit,
                   const DebugMap* map, const MetadataLayout* layout);
+
+/// Whether `e` is the event of an instruction itself (OPERATOR_CALL, DELEGATE_CALL, MOVE_CALL,
+/// JF_CALL, FREE_CALL), not a delegate's or a kernel's event inside it.
+bool is_instruction_event(const TraceEvent& e);
 
 /// "1,2" for handles {1, 2}; "" for none.
 std::string handles_text(std::span<const uint32_t> handles);

@@ -1,0 +1,77 @@
+#include "etkit/inspect/event_table.h"
+
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+namespace etkit::inspect {
+namespace {
+
+Event profile(const std::string& name, int32_t instruction, int32_t delegate_id, uint64_t start,
+              uint64_t end) {
+  Event e;
+  e.kind = Event::Kind::Profile;
+  e.profile.name = name;
+  e.profile.instruction_id = instruction;
+  e.profile.delegate_debug_id_int = delegate_id;
+  e.profile.start_time = start;
+  e.profile.end_time = end;
+  return e;
+}
+
+Event logged(int32_t instruction, int32_t delegate_id) {
+  Event e;
+  e.kind = Event::Kind::Debug;
+  e.debug.instruction_id = instruction;
+  e.debug.delegate_debug_id_int = delegate_id;
+  e.debug.value.kind = LoggedValue::Kind::Int;
+  return e;
+}
+
+const std::string& cell(const Table& t, size_t row, const std::string& column) {
+  for (size_t c = 0; c < t.columns.size(); ++c) {
+    if (t.columns[c].name == column) return std::get<std::string>(t.rows[row][c]);
+  }
+  FAIL("no column " << column);
+  static const std::string none;
+  return none;
+}
+
+TEST_CASE("event table: values logged at an event's place are joined to it") {
+  // A DelegateCall at instruction 0 with steps 1 and 3 (step 1 filtered out: nothing logged),
+  // then a kernel at instruction 1 that logged two values.
+  ETDump dump;
+  RunBlock b;
+  b.name = "forward";
+  b.events = {profile("DELEGATE_CALL", 0, -1, 0, 10), profile("", 0, 1, 1, 2),
+              profile("", 0, 3, 3, 4),              profile("OPERATOR_CALL", 1, -1, 11, 20),
+              profile("native_call_x.out", 1, -1, 12, 19)};
+  b.events.push_back(logged(0, 3));
+  b.events.push_back(logged(1, -1));
+  b.events.push_back(logged(1, -1));
+  dump.blocks = {b};
+  Result<Trace> trace = build_trace(dump, "t.etdump");
+  REQUIRE(trace.ok());
+  std::vector<size_t> all(trace->events.size());
+  for (size_t i = 0; i < all.size(); ++i) all[i] = i;
+  const Table t = event_table(*trace, all, TimeUnit::Ns);
+  REQUIRE(t.rows.size() == 5);
+  CHECK(t.columns[8].name == "values");
+  CHECK(cell(t, 0, "values").empty());    // DELEGATE_CALL logged nothing itself
+  CHECK(cell(t, 1, "values").empty());    // step 1: filtered
+  CHECK(cell(t, 2, "values") == "0");     // step 3
+  CHECK(cell(t, 3, "values") == "1,2");   // the kernel's OPERATOR_CALL
+  CHECK(cell(t, 4, "values").empty());    // the event inside it does not repeat them
+
+  // Without logged values there is no such column.
+  dump.blocks[0].events.resize(5);
+  Result<Trace> bare = build_trace(dump, "t.etdump");
+  REQUIRE(bare.ok());
+  for (const Column& c : event_table(*bare, all, TimeUnit::Ns).columns) {
+    CHECK(c.name != "values");
+  }
+}
+
+}  // namespace
+}  // namespace etkit::inspect
