@@ -25,6 +25,7 @@
 #include "etkit/core/clock.h"
 #include "etkit/core/etdump_writer.h"
 #include "etkit/inspect/etdump.h"
+#include "etkit/inspect/profiler_counters.h"
 #include "etkit/inspect/stats.h"
 #include "etkit/inspect/trace.h"
 
@@ -179,7 +180,7 @@ void BM_ComputeStats(benchmark::State& state) {
 BENCHMARK(BM_ComputeStats)->Unit(benchmark::kMillisecond);
 
 // The whole `stats` path as etdump-inspect runs it: open (verify, check), join block by block,
-// select, statistics by name and by operator, and both tables. The peak heap does not count the
+// select, statistics by name and by operator, profiler counters, and the tables. The peak heap does not count the
 // dump's bytes (the tool maps the file); the tool's peak RSS, which does, is measured with
 // /usr/bin/time -v on the written dump (see the file comment).
 void BM_StatsPipeline(benchmark::State& state) {
@@ -198,7 +199,9 @@ void BM_StatsPipeline(benchmark::State& state) {
     Result<inspect::EventSelector> selector = inspect::EventSelector::make(selection);
     inspect::StatsAccumulator by_name(inspect::GroupBy::Name);
     inspect::StatsAccumulator by_op(inspect::GroupBy::Operator);
-    const Error e = inspect::accumulate_stats(*reader, &*selector, nullptr, by_name, &by_op);
+    inspect::CounterAccumulator counters(false);
+    const Error e =
+        inspect::accumulate_stats(*reader, &*selector, nullptr, by_name, &by_op, &counters);
     if (!e.ok()) {
       state.SkipWithError(e.message());
       break;
@@ -210,6 +213,7 @@ void BM_StatsPipeline(benchmark::State& state) {
         by_op.finish(inspect::SortKey::Total), inspect::TimeUnit::Ms, "summary");
     benchmark::DoNotOptimize(stats);
     benchmark::DoNotOptimize(summary);
+    benchmark::DoNotOptimize(counters.finish());
     peak_over_dump_permille = (g_peak.load() - base) * 1000 / bytes.size();
   }
   state.SetItemsProcessed(state.iterations() * kEvents);

@@ -53,12 +53,51 @@ bool parse_profiler_metadata(std::string_view metadata, std::string* device,
   return true;
 }
 
-ProfilerCounters profiler_counters(const ETDump& dump, bool by_instruction) {
+// Counts one event whose metadata `parse_profiler_metadata` has put in `device_`/`counters_`.
+void CounterAccumulator::count(const std::string& method, int64_t instruction,
+                               std::string_view id) {
+  const std::string key = by_instruction_ ? std::to_string(instruction) : std::string(id);
+  auto [it, added] = index_.emplace(
+      std::tuple{method, by_instruction_ ? instruction : -1, by_instruction_ ? device_ : key},
+      out_.groups.size());
+  if (added) {
+    CounterGroup g;
+    g.method = method;
+    g.key = key;
+    g.device = device_;
+    out_.groups.push_back(std::move(g));
+  }
+  CounterGroup& g = out_.groups[it->second];
+  ++g.count;
+  for (const auto& [name, value] : counters_) {
+    auto n = std::find(out_.names.begin(), out_.names.end(), name);
+    if (n == out_.names.end()) n = out_.names.insert(out_.names.end(), name);
+    const auto k = static_cast<size_t>(n - out_.names.begin());
+    if (g.totals.size() <= k) g.totals.resize(k + 1, 0);
+    g.totals[k] += value;
+  }
+}
+
+void CounterAccumulator::add(const Trace& trace, const std::vector<size_t>& events) {
+  for (size_t i : events) {
+    const TraceEvent& e = trace.events[i];
+    if (e.metadata.empty() || trace.blocks[e.block].load) continue;
+    if (!parse_profiler_metadata(e.metadata, &device_, &counters_) || counters_.empty()) continue;
+    count(trace.blocks[e.block].method, e.instruction, e.delegate_id);
+  }
+}
+
+ProfilerCounters CounterAccumulator::finish() const {
   ProfilerCounters out;
-  // (method, instruction or -1, key) -> group index; sorted on output.
-  std::map<std::tuple<std::string, int64_t, std::string>, size_t> index;
-  std::string device;
-  std::vector<std::pair<std::string, uint64_t>> counters;
+  out.names = out_.names;
+  out.groups.reserve(out_.groups.size());
+  for (const auto& [key, i] : index_) out.groups.push_back(out_.groups[i]);
+  for (CounterGroup& g : out.groups) g.totals.resize(out.names.size(), 0);
+  return out;
+}
+
+ProfilerCounters profiler_counters(const ETDump& dump, bool by_instruction) {
+  CounterAccumulator acc(by_instruction);
   for (const RunBlock& block : dump.blocks) {
     bool load = false;
     const std::string method = block_method(block.name, &load);
@@ -69,36 +108,13 @@ ProfilerCounters profiler_counters(const ETDump& dump, bool by_instruction) {
       if (p.delegate_debug_metadata.empty()) continue;
       const std::string_view md(reinterpret_cast<const char*>(p.delegate_debug_metadata.data()),
                                 p.delegate_debug_metadata.size());
-      if (!parse_profiler_metadata(md, &device, &counters) || counters.empty()) continue;
-      const int64_t instruction = by_instruction ? p.instruction_id : -1;
-      const std::string key =
-          by_instruction ? std::to_string(p.instruction_id) : p.delegate_debug_id_str;
-      auto [it, added] = index.emplace(std::tuple{method, instruction, by_instruction ? device : key},
-                                       out.groups.size());
-      if (added) {
-        CounterGroup g;
-        g.method = method;
-        g.key = key;
-        g.device = device;
-        out.groups.push_back(std::move(g));
+      if (!parse_profiler_metadata(md, &acc.device_, &acc.counters_) || acc.counters_.empty()) {
+        continue;
       }
-      CounterGroup& g = out.groups[it->second];
-      ++g.count;
-      for (const auto& [name, value] : counters) {
-        auto n = std::find(out.names.begin(), out.names.end(), name);
-        if (n == out.names.end()) n = out.names.insert(out.names.end(), name);
-        const auto k = static_cast<size_t>(n - out.names.begin());
-        if (g.totals.size() <= k) g.totals.resize(k + 1, 0);
-        g.totals[k] += value;
-      }
+      acc.count(method, p.instruction_id, p.delegate_debug_id_str);
     }
   }
-  std::vector<CounterGroup> sorted;
-  sorted.reserve(out.groups.size());
-  for (const auto& [key, i] : index) sorted.push_back(std::move(out.groups[i]));
-  for (CounterGroup& g : sorted) g.totals.resize(out.names.size(), 0);
-  out.groups = std::move(sorted);
-  return out;
+  return acc.finish();
 }
 
 Table profiler_counters_table(const ProfilerCounters& counters, bool by_instruction,

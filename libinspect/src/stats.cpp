@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "etkit/inspect/event_table.h"
+#include "etkit/inspect/profiler_counters.h"
 
 namespace etkit::inspect {
 
@@ -259,7 +260,8 @@ std::vector<GroupStats> StatsAccumulator::finish(SortKey sort) {
 }
 
 Error accumulate_stats(TraceReader& reader, EventSelector* selector, OperatorNamer* namer,
-                       StatsAccumulator& by, StatsAccumulator* ops) {
+                       StatsAccumulator& by, StatsAccumulator* ops,
+                       CounterAccumulator* counters) {
   Trace trace = reader.skeleton();
   std::vector<size_t> selected;
   for (size_t b = 0; b < trace.blocks.size(); ++b) {
@@ -274,6 +276,7 @@ Error accumulate_stats(TraceReader& reader, EventSelector* selector, OperatorNam
     selector->select_block(trace, b, selected);
     by.add(trace, selected);
     if (ops != nullptr) ops->add(trace, selected);
+    if (counters != nullptr) counters->add(trace, selected);
   }
   return Error();
 }

@@ -132,35 +132,17 @@ class BlockJoiner {
  public:
   std::vector<RawEvent> raw;  // the block's profile events in file order, filled by the caller
 
-  // Joins `raw` into events appended to `trace.events` (see the header comment of trace.h).
+  // Joins `raw` into events appended to `trace.events` (see the header comment of trace.h),
+  // each written once, in its place.
   void join_events(Trace& trace, size_t b, uint64_t first_start, double ns_per_tick) {
     clear_ops();
     const size_t n = raw.size();
-    events_.clear();
-    events_.reserve(n);
+    // The block's operators first: an instruction's native_call_ event may follow the events
+    // it names.
     for (const RawEvent& r : raw) {
-      TraceEvent te;
-      te.block = static_cast<uint32_t>(b);
-      te.index = r.index;
-      te.chain = r.chain;
-      te.instruction = r.chain < 0 ? -1 : r.instruction_id;
-      te.delegate_id = r.delegate_id;
-      te.metadata = r.metadata;
-      te.delegate = !te.delegate_id.empty();
-      te.name = r.name.empty() ? te.delegate_id : r.name;
-      te.start_ns = static_cast<double>(r.start - first_start) * ns_per_tick;
-      te.duration_ns = static_cast<double>(r.elapsed) * ns_per_tick;
-      if (te.instruction >= 0 && !te.delegate &&
-          te.name.substr(0, kNativeCallPrefix.size()) == kNativeCallPrefix) {
-        add_op(te.chain, te.instruction, te.name.substr(kNativeCallPrefix.size()));
-      }
-      events_.push_back(te);
-    }
-    for (TraceEvent& te : events_) {
-      if (te.delegate || te.name == "DELEGATE_CALL") {
-        te.op = kDelegateOp;
-      } else if (te.instruction >= 0) {
-        te.op = op_of(te.chain, te.instruction);
+      if (r.chain >= 0 && r.instruction_id >= 0 && r.delegate_id.empty() &&
+          r.name.substr(0, kNativeCallPrefix.size()) == kNativeCallPrefix) {
+        add_op(r.chain, r.instruction_id, r.name.substr(kNativeCallPrefix.size()));
       }
     }
 
@@ -175,21 +157,33 @@ class BlockJoiner {
     stack_.clear();
     stack_end_.clear();
     for (size_t pos = 0; pos < n; ++pos) {
-      TraceEvent ev = events_[order_[pos].pos];
-      const uint64_t end = order_[pos].end;
+      const RawEvent& r = raw[order_[pos].pos];
+      TraceEvent& ev = trace.events.emplace_back();
+      ev.block = static_cast<uint32_t>(b);
+      ev.index = r.index;
+      ev.chain = r.chain;
+      ev.instruction = r.chain < 0 ? -1 : r.instruction_id;
+      ev.delegate_id = r.delegate_id;
+      ev.metadata = r.metadata;
+      ev.delegate = !r.delegate_id.empty();
+      ev.name = r.name.empty() ? r.delegate_id : r.name;
+      ev.start_ns = static_cast<double>(r.start - first_start) * ns_per_tick;
+      ev.duration_ns = static_cast<double>(r.elapsed) * ns_per_tick;
+      ev.self_ns = ev.duration_ns;
+      if (ev.delegate || ev.name == "DELEGATE_CALL") {
+        ev.op = kDelegateOp;
+      } else if (ev.instruction >= 0) {
+        ev.op = op_of(ev.chain, ev.instruction);
+      }
       // Profiler events (`prof:<device>:...`) are device time: they take no part in the host's
       // nesting, so they neither parent nor shorten host events (formats/README.md).
-      if (ev.delegate && ev.name.compare(0, 5, "prof:") == 0) {
-        ev.self_ns = ev.duration_ns;
-        trace.events.push_back(ev);
-        continue;
-      }
+      if (ev.delegate && ev.name.compare(0, 5, "prof:") == 0) continue;
+      const uint64_t end = order_[pos].end;
       while (!stack_.empty() && stack_end_.back() < end) {
         stack_.pop_back();
         stack_end_.pop_back();
       }
       // Starts are sorted, so an open event whose end is >= this end contains it.
-      ev.self_ns = ev.duration_ns;
       if (!stack_.empty()) {
         ev.parent = static_cast<int32_t>(base + stack_.back());
         ev.depth = static_cast<uint32_t>(stack_.size());
@@ -197,7 +191,6 @@ class BlockJoiner {
       }
       stack_.push_back(pos);
       stack_end_.push_back(end);
-      trace.events.push_back(ev);
     }
   }
 
@@ -286,7 +279,6 @@ class BlockJoiner {
     ops_.clear();
   }
 
-  std::vector<TraceEvent> events_;
   std::vector<Order> order_;
   std::vector<Order> scratch_;
   std::vector<uint32_t> next_;      // nested_order(): successor in pre-order

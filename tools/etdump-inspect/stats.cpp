@@ -30,6 +30,7 @@ struct DumpStats {
   std::string select_error;
   std::unique_ptr<inspect::StatsAccumulator> by;
   std::unique_ptr<inspect::StatsAccumulator> ops;  // by operator, for the summary
+  std::unique_ptr<inspect::CounterAccumulator> counters;  // profiler counters (trace-run --profiler)
 };
 
 void aggregate(const StatsOptions& options, inspect::GroupBy by, bool mergeable,
@@ -57,9 +58,12 @@ void aggregate(const StatsOptions& options, inspect::GroupBy by, bool mergeable,
   if (by != inspect::GroupBy::Operator) {
     out.ops = std::make_unique<inspect::StatsAccumulator>(inspect::GroupBy::Operator, mergeable);
   }
-  // With --program every block is named, as a whole load would, to report a mismatch.
+  out.counters = std::make_unique<inspect::CounterAccumulator>(by == inspect::GroupBy::Instruction);
+  // With --program every block is named, as a whole load would, to report a mismatch. The
+  // profiler counters are gathered in the same pass: the dump is read once.
   const Error e = inspect::accumulate_stats(*reader, selector ? &*selector : nullptr,
-                                            namer ? &*namer : nullptr, *out.by, out.ops.get());
+                                            namer ? &*namer : nullptr, *out.by, out.ops.get(),
+                                            out.counters.get());
   if (!e.ok()) out.name_error = e.message();
 }
 
@@ -126,14 +130,12 @@ int run_stats(const StatsOptions& options) {
   };
   for (DumpStats& d : dumps) {
     add_tables(*d.by, d.ops.get(), d.path);
-    // Counters of profiler backends (trace-run --profiler perf), when the dump has any (a dump
-    // read from stdin only while its bytes are still here).
-    if (d.path == "-" && stdin_bytes.empty()) continue;
-    Result<inspect::Table> counters = inspect::dump_counters_table(
-        d.path, d.path == "-" ? std::span<const uint8_t>(stdin_bytes) : std::span<const uint8_t>(),
-        by == inspect::GroupBy::Instruction);
-    if (!counters.ok()) return fail(counters.error().message());
-    if (!counters->rows.empty()) tables.push_back(std::move(counters).get());
+    // Counters of profiler backends (trace-run --profiler perf), when the selection has any.
+    const inspect::ProfilerCounters counters = d.counters->finish();
+    if (!counters.empty()) {
+      tables.push_back(inspect::profiler_counters_table(
+          counters, by == inspect::GroupBy::Instruction, "profiler counters of " + d.path));
+    }
   }
   if (pooled) {
     inspect::StatsAccumulator all(by, true, m);

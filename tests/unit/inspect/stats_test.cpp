@@ -2,6 +2,10 @@
 
 #include <doctest/doctest.h>
 
+#include "etkit/core/clock.h"
+#include "etkit/core/etdump_writer.h"
+#include "etkit/inspect/profiler_counters.h"
+
 #include <fstream>
 #include <iterator>
 #include <string>
@@ -219,6 +223,84 @@ TEST_CASE("stats: accumulate_stats joins, selects and aggregates block by block"
   StatsAccumulator none(GroupBy::Name);
   REQUIRE(accumulate_stats(*reader, nullptr, nullptr, none, nullptr).ok());
   CHECK(none.finish(SortKey::Total).empty());
+}
+
+std::span<const uint8_t> text_bytes(const std::string& s) {
+  return {reinterpret_cast<const uint8_t*>(s.data()), s.size()};
+}
+
+// Two methods, a load block and two runs of `forward` with perf and sim device events (the sim
+// ones without counters) and a delegate event whose metadata is not a profiler's.
+std::vector<uint8_t> profiled_dump() {
+  std::vector<uint8_t> memory(1 << 16);
+  FakeClock clock;
+  ETDumpWriter writer(memory, clock);
+  writer.create_event_block("forward:load");
+  writer.log_profiling_delegate("prof:perf:OPERATOR_CALL", -1, 1, 2,
+                                text_bytes("etkit-prof/1;device=perf;cycles=1000"));
+  for (int run = 0; run < 2; ++run) {
+    writer.create_event_block("forward");
+    writer.set_chain_debug_handle(0, 3);
+    TracerEntry op = writer.start_profiling("OPERATOR_CALL");
+    writer.log_profiling_delegate("prof:perf:OPERATOR_CALL", -1, 10, 20,
+                                  text_bytes("etkit-prof/1;device=perf;cycles=100;instructions=40"));
+    writer.end_profiling(op);
+    writer.set_chain_debug_handle(0, 12);
+    writer.log_profiling_delegate("prof:perf:OPERATOR_CALL", -1, 20, 30,
+                                  text_bytes("etkit-prof/1;device=perf;cycles=50;instructions=10"));
+    writer.log_profiling_delegate("prof:sim:OPERATOR_CALL", -1, 20, 30,
+                                  text_bytes("etkit-prof/1;device=sim"));
+    writer.log_profiling_delegate("other", -1, 20, 30, text_bytes("cycles=5"));
+  }
+  writer.create_event_block("encode");
+  writer.set_chain_debug_handle(0, 0);
+  writer.log_profiling_delegate("prof:perf:OPERATOR_CALL", -1, 40, 50,
+                                text_bytes("etkit-prof/1;device=perf;cycles=7"));
+  return writer.serialize();
+}
+
+TEST_CASE("stats: profiler counters gathered in the stats pass equal those of the whole dump") {
+  const std::vector<uint8_t> bytes = profiled_dump();
+  Result<ETDump> dump = read_etdump(bytes);
+  REQUIRE(dump.ok());
+  for (bool by_instruction : {false, true}) {
+    CAPTURE(by_instruction);
+    Result<TraceReader> reader = TraceReader::over(bytes, "p.etdump");
+    REQUIRE(reader.ok());
+    EventSelection selection;
+    selection.include_load = true;  // load blocks are skipped all the same
+    Result<EventSelector> selector = EventSelector::make(selection);
+    REQUIRE(selector.ok());
+    StatsAccumulator by(GroupBy::Name);
+    CounterAccumulator counters(by_instruction);
+    REQUIRE(accumulate_stats(*reader, &*selector, nullptr, by, nullptr, &counters).ok());
+    const ProfilerCounters got = counters.finish();
+    const ProfilerCounters want = profiler_counters(*dump, by_instruction);
+    CHECK(got.names == want.names);
+    REQUIRE(got.groups.size() == want.groups.size());
+    for (size_t g = 0; g < got.groups.size(); ++g) {
+      CHECK(got.groups[g].method == want.groups[g].method);
+      CHECK(got.groups[g].key == want.groups[g].key);
+      CHECK(got.groups[g].device == want.groups[g].device);
+      CHECK(got.groups[g].count == want.groups[g].count);
+      CHECK(got.groups[g].totals == want.groups[g].totals);
+    }
+  }
+  // The counters follow the selection, like the statistics beside them.
+  Result<TraceReader> reader = TraceReader::over(bytes, "p.etdump");
+  REQUIRE(reader.ok());
+  EventSelection only_encode;
+  only_encode.method = "encode";
+  Result<EventSelector> selector = EventSelector::make(only_encode);
+  REQUIRE(selector.ok());
+  StatsAccumulator by(GroupBy::Name);
+  CounterAccumulator counters(false);
+  REQUIRE(accumulate_stats(*reader, &*selector, nullptr, by, nullptr, &counters).ok());
+  const ProfilerCounters got = counters.finish();
+  CHECK(got.names == std::vector<std::string>{"cycles"});
+  REQUIRE(got.groups.size() == 1);
+  CHECK(got.groups[0].method == "encode");
+  CHECK(got.groups[0].totals == std::vector<uint64_t>{7});
 }
 
 }  // namespace

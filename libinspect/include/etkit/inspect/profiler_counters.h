@@ -6,13 +6,16 @@
 // instruction. `etdump-inspect stats` prints them as a table beside the latency statistics.
 
 #include <cstdint>
+#include <map>
 #include <span>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
 #include "etkit/inspect/etdump.h"
 #include "etkit/inspect/table.h"
+#include "etkit/inspect/trace.h"
 
 namespace etkit::inspect {
 
@@ -40,6 +43,29 @@ bool parse_profiler_metadata(std::string_view metadata, std::string* device,
 /// The counters of `dump`'s execution blocks, grouped by event id or, with `by_instruction`, by
 /// instruction. Only events whose metadata carries at least one counter count.
 ProfilerCounters profiler_counters(const ETDump& dump, bool by_instruction);
+
+/// `profiler_counters` over a joined trace, fed block by block as `etdump-inspect stats` joins
+/// it, so the dump is read once: the given events of execution blocks whose metadata is profiler
+/// metadata with at least one counter (the join interns every event's metadata). Grouped as
+/// `profiler_counters`, except that an event outside an instruction counts under instruction -1
+/// (`TraceEvent::instruction`).
+class CounterAccumulator {
+ public:
+  explicit CounterAccumulator(bool by_instruction) : by_instruction_(by_instruction) {}
+  /// Adds the events `events` (indices into `trace.events`) that carry counters.
+  void add(const Trace& trace, const std::vector<size_t>& events);
+  /// The counters added so far, groups sorted as `profiler_counters` sorts them.
+  ProfilerCounters finish() const;
+
+ private:
+  bool by_instruction_;
+  ProfilerCounters out_;  // groups in order of first appearance
+  std::map<std::tuple<std::string, int64_t, std::string>, size_t> index_;
+  std::string device_;                                      // scratch
+  std::vector<std::pair<std::string, uint64_t>> counters_;  // scratch
+  friend ProfilerCounters profiler_counters(const ETDump& dump, bool by_instruction);
+  void count(const std::string& method, int64_t instruction, std::string_view id);
+};
 
 /// Columns: method, name|instruction, device, count, then per counter `<counter>` (total) and
 /// `<counter>_per_event` (mean). No unit.

@@ -25,6 +25,8 @@
 
 namespace etkit::inspect {
 
+class CounterAccumulator;  // profiler_counters.h
+
 /// What a statistics row stands for.
 enum class GroupBy { Name, Operator, Instruction, DebugHandle };
 /// Parses "name", "operator", "instruction" or "debug-handle". Errors: `InvalidArgument`.
@@ -125,11 +127,12 @@ class StatsAccumulator {
 
 /// The `stats` path over a dump opened with `TraceReader`: joins the blocks `selector` selects one
 /// at a time (a block's events are dropped before the next is joined) and adds their selected
-/// events to `by` and, when not null, `ops`. With a `namer`, every block is joined and named
-/// first, as `name_operators` names a whole trace, and its errors are returned; a null
-/// `selector` selects nothing (only naming is checked).
+/// events to `by` and, when not null, `ops` and `counters` (so the dump is read once). With a
+/// `namer`, every block is joined and named first, as `name_operators` names a whole trace, and
+/// its errors are returned; a null `selector` selects nothing (only naming is checked).
 Error accumulate_stats(TraceReader& reader, EventSelector* selector, OperatorNamer* namer,
-                       StatsAccumulator& by, StatsAccumulator* ops);
+                       StatsAccumulator& by, StatsAccumulator* ops,
+                       CounterAccumulator* counters = nullptr);
 
 /// Linear-interpolation percentile `p` (0..100) of `sorted` (ascending, non-empty).
 double percentile(const std::vector<double>& sorted, double p);
