@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "etkit/core/bytes.h"
 #include "etkit/core/data_loader.h"
 #include "etkit/formats/etdump_generated.h"
 #include "etdump_flatbuffer.h"
@@ -35,26 +36,6 @@ auto at(const V* v, size_t i) {
 }
 
 std::string str(const flatbuffers::String* s) { return s == nullptr ? std::string() : s->str(); }
-
-uint32_t read_u32_le(const uint8_t* p) {
-  return static_cast<uint32_t>(p[0]) | (static_cast<uint32_t>(p[1]) << 8) |
-         (static_cast<uint32_t>(p[2]) << 16) | (static_cast<uint32_t>(p[3]) << 24);
-}
-
-// Four bytes as text for messages, other bytes as \xNN.
-std::string printable(const uint8_t* p) {
-  std::string out;
-  for (size_t i = 0; i < 4; ++i) {
-    if (p[i] >= 0x20 && p[i] < 0x7f && p[i] != '\'') {
-      out += static_cast<char>(p[i]);
-    } else {
-      char buf[8];
-      std::snprintf(buf, sizeof(buf), "\\x%02x", p[i]);
-      out += buf;
-    }
-  }
-  return out;
-}
 
 // numel and nbytes with overflow detection; a zero dimension makes everything 0 whatever the
 // other sizes are. Negative sizes count as 0 here (the reader refuses them before).
@@ -397,7 +378,8 @@ Error verify_etdump(std::span<const uint8_t> bytes, VerifiedDump* out) {
     return Error(ErrorCode::InvalidData,
                  "not an ETDump: expected identifier 'ED00' at bytes 8..11 (size-prefixed, as the "
                  "runtime writes) or 4..7; found '%s' and '%s'",
-                 size >= 12 ? printable(p + 8).c_str() : "", printable(p + 4).c_str());
+                 size >= 12 ? printable_identifier(p + 8).c_str() : "",
+                 printable_identifier(p + 4).c_str());
   }
   if (size > kMaxFlatbufferSize) {
     return Error(ErrorCode::InvalidData, "ETDump of %zu bytes is too large (limit 2 GiB)", size);
