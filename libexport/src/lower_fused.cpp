@@ -269,7 +269,8 @@ Result<DelegateLowering::Lowered> lower_region(const DelegateLowering::Region& r
   }
   b.Finish(fb::CreateFusedProgramDirect(
                b, 1, strings ? fb::IdentifierKind::String : fb::IdentifierKind::Int,
-               fb::Timing::Live, &arguments, nullptr, &built),
+               region.group->timing == "post" ? fb::Timing::PostTime : fb::Timing::Live,
+               &arguments, nullptr, &built),
            fb::FusedProgramIdentifier());
 
   Lowered lowered;

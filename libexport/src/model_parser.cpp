@@ -367,7 +367,7 @@ Error Parser::parse_delegates(const json& j) {
     const std::string path = key_path("delegates", item.key());
     const json& g = item.value();
     if (!g.is_object()) return fail(path, std::string("expected an object, got ") + json_kind(g));
-    ETKIT_TRY(check_fields(g, path, {"backend", "identifiers", "mode", "comment"}));
+    ETKIT_TRY(check_fields(g, path, {"backend", "identifiers", "mode", "timing", "comment"}));
     DelegateGroup group;
     group.name = item.key();
     ETKIT_ASSIGN_OR_RETURN(group.backend, string_member(g, path, "backend", true));
@@ -383,6 +383,12 @@ Error Parser::parse_delegates(const json& j) {
     if (group.mode != "manual" && group.mode != "generated") {
       return fail(key_path(path, "mode"),
                   "unknown value '" + group.mode + "' (expected manual or generated)");
+    }
+    ETKIT_ASSIGN_OR_RETURN(group.timing, string_member(g, path, "timing", false));
+    if (group.timing.empty()) group.timing = "live";
+    if (group.timing != "live" && group.timing != "post") {
+      return fail(key_path(path, "timing"),
+                  "unknown value '" + group.timing + "' (expected live or post)");
     }
     model_.delegates[group.name] = group;
   }

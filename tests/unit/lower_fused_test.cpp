@@ -15,6 +15,8 @@
 #include "etkit/core/data_loader.h"
 #include "etkit/core/host_tensor.h"
 #include "etkit/core/runner.h"
+#include "etkit/formats/fused_delegate_generated.h"
+#include "etkit/formats/program_generated.h"
 #include "test_support.h"
 
 namespace etkit::exporter {
@@ -105,6 +107,31 @@ TEST_CASE("fused lowering: a delegated region computes what the portable export 
       REQUIRE(got[o].size() == want[o].size());
       for (size_t i = 0; i < got[o].size(); ++i) CHECK(std::fabs(got[o][i] - want[o][i]) <= 1e-5f);
     }
+  }
+}
+
+TEST_CASE("fused lowering: the group's timing goes into the blob") {
+  for (const auto& [timing, want] :
+       {std::pair<std::string, etkit_fused::Timing>{"", etkit_fused::Timing::Live},
+        {"live", etkit_fused::Timing::Live},
+        {"post", etkit_fused::Timing::PostTime}}) {
+    CAPTURE(timing);
+    const std::string group =
+        timing.empty() ? delegates("int", "manual")
+                       : R"("delegates": {"fused": {"backend": "EtkitFusedBackend", "timing": ")" +
+                             timing + R"("}},)";
+    Result<ExportedProgram> fused = export_with(model_text(R"(, "delegate": "fused")", group));
+    REQUIRE_MESSAGE(fused.ok(), fused.error().message());
+    testing::AlignedBytes bytes(fused->bytes);
+    BufferDataLoader loader(bytes.span());
+    Result<Program> program = Program::load(loader);
+    REQUIRE_MESSAGE(program.ok(), program.error().message());
+    const auto* root = static_cast<const executorch_flatbuffer::Program*>(program->flatbuffer_root());
+    const auto* processed = root->execution_plan()->Get(0)->delegates()->Get(0)->processed();
+    Result<std::span<const uint8_t>> blob = program->segment_data(processed->index());
+    REQUIRE(blob.ok());
+    CHECK(etkit_fused::GetFusedProgram(blob->data())->timing() == want);
+    CHECK(run(*fused).size() == 2);  // and it runs
   }
 }
 

@@ -54,6 +54,7 @@ int model_export_main(int argc, char** argv) {
   bool list_ops = false;
   std::string lower;
   std::string lower_identifiers = "int";
+  std::string lower_timing = "live";
   bool portable = false;
 
   CLI::App app{"Write an ExecuTorch program (.pte) from a model description (model.json, "
@@ -76,6 +77,11 @@ int model_export_main(int argc, char** argv) {
   app.add_option("--lower-identifiers", lower_identifiers,
                  "Delegate debug identifiers of --lower's steps: int (default) or string")
       ->check(CLI::IsMember({"int", "string"}))
+      ->needs(lower_opt);
+  app.add_option("--lower-timing", lower_timing,
+                 "How --lower's steps report their events: live (default; around each step) or "
+                 "post (timestamps taken, events logged after the last step)")
+      ->check(CLI::IsMember({"live", "post"}))
       ->needs(lower_opt);
   app.add_flag("--portable", portable,
                "Lower nothing: drop the description's delegate marks (the portable program of "
@@ -127,6 +133,7 @@ int model_export_main(int argc, char** argv) {
     group.backend = "EtkitFusedBackend";
     group.identifiers = lower_identifiers;
     group.mode = "manual";
+    group.timing = lower_timing;
     Result<size_t> marked = exporter::mark_for_delegate(*model, lower, group);
     if (!marked.ok()) {  // a flag that does not fit the description: a usage error
       print_error(kModelExport, marked.error().with_context("%s: --lower", source.c_str()).message());

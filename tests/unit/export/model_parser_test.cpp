@@ -105,6 +105,9 @@ TEST_CASE("model parser: every error names the JSON path") {
   CHECK(error_of(one_method(R"({"op": "aten::tanh.out", "args": ["x"], "name": "y", "delegate": "g"})")) ==
         "m.json: methods.decode.ops[0].delegate: unknown delegate group 'g' (declare it under "
         "'delegates')");
+  CHECK(error_of(R"({"format": "etkit-model", "version": 1, "methods": [],
+        "delegates": {"g": {"backend": "EtkitFusedBackend", "timing": "later"}}})") ==
+        "m.json: delegates.g.timing: unknown value 'later' (expected live or post)");
   CHECK(error_of(one_method("", R"(["nothing"])")) ==
         "m.json: methods.decode.outputs[0]: unknown value 'nothing'");
 }

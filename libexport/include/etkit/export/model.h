@@ -111,6 +111,9 @@ struct DelegateGroup {
   std::string backend;      ///< e.g. "EtkitFusedBackend"
   std::string identifiers;  ///< "int" or "string"
   std::string mode;         ///< "manual" or "generated"
+  /// "live" (an event around each step as it runs) or "post" (timestamps taken around each
+  /// step, the events logged after the last one).
+  std::string timing = "live";
 };
 
 /// A checked model description.

@@ -1,0 +1,1 @@
+model-export samples/classifier.json --lower-timing post --check

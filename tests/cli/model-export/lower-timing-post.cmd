@@ -1,0 +1,1 @@
+cd $CASE_TMP && model-export $SRC/samples/classifier.json --lower 'fc[12]|act[12]' --lower-timing post -o m.pte && trace-run m.pte --etdump run.etdump --clock fake > /dev/null && etdump-inspect show run.etdump --block 1 --delegate-metadata u32:elements,u64:counter
