@@ -153,7 +153,7 @@ Result<LoadedMethod> LoadedMethod::load(const Program& program, std::string_view
     impl->planned.push_back(std::move(b));
   }
   // Delegates allocate from the method allocator too; leave them room.
-  const size_t method_bytes = meta.method_allocator_bytes() + (size_t{1} << 20);
+  const size_t method_bytes = meta.method_allocator_bytes() + options.delegate_bytes;
   impl->method_memory = zeroed_buffer(method_bytes);
   impl->temp_memory = zeroed_buffer(options.temp_bytes);
   if (impl->method_memory == nullptr || impl->temp_memory == nullptr) {

@@ -13,10 +13,7 @@ int run_bundle(const ProgramFile& file, const TraceRunOptions& options) {
   int trace_exit = kExitOk;
   std::unique_ptr<TraceSession> trace = start_tracing(options, &trace_exit);
   if (trace_exit != kExitOk) return trace_exit;
-  RunnerOptions runner;
-  runner.max_memory = options.max_memory;
-  runner.backends = options.backends;
-  runner.tracer = trace ? &trace->tracer() : nullptr;
+  const RunnerOptions runner = runner_options(options, trace ? &trace->tracer() : nullptr);
   size_t passed = 0;
   size_t failed = 0;
   std::string text;
@@ -25,7 +22,7 @@ int run_bundle(const ProgramFile& file, const TraceRunOptions& options) {
     const std::string method_name(bundle.suite_method(suite));
     if (!options.method.empty() && method_name != options.method) continue;
     Result<LoadedMethod> loaded = LoadedMethod::load(file.program(), method_name, runner);
-    if (!loaded.ok()) return report(kTraceRun, loaded.error().with_context("%s", file.path().c_str()));
+    if (!loaded.ok()) return report_load_error(file, method_name, loaded.error(), options);
     for (size_t c = 0; c < bundle.num_cases(suite); ++c) {
       Result<BundledCaseResult> r = run_bundled_case(loaded->method(), bundle, suite, c);
       if (!r.ok()) {

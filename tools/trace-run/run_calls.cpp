@@ -83,10 +83,7 @@ int run_calls(const ProgramFile& file, const TraceRunOptions& options) {
   if (trace_exit != kExitOk) return trace_exit;
   Result<SharedMemoryManager> shared = SharedMemoryManager::create(program);
   if (!shared.ok()) return report(kTraceRun, shared.error().with_context("%s", file.path().c_str()));
-  RunnerOptions runner;
-  runner.max_memory = options.max_memory;
-  runner.backends = options.backends;
-  runner.tracer = trace ? &trace->tracer() : nullptr;
+  RunnerOptions runner = runner_options(options, trace ? &trace->tracer() : nullptr);
   runner.shared_memory = &*shared;
 
   // Each method once, in order of first call; all share the arenas.
@@ -94,15 +91,7 @@ int run_calls(const ProgramFile& file, const TraceRunOptions& options) {
   for (const CallSpec& call : calls) {
     if (loaded.count(call.method) > 0) continue;
     Result<LoadedMethod> m = LoadedMethod::load(program, call.method, runner);
-    if (!m.ok()) {
-      Error e = m.error().with_context("%s", file.path().c_str());
-      if (m.error().code() == ErrorCode::OutOfMemory &&
-          program.method_meta(call.method)->planned_bytes() > options.max_memory) {
-        print_error(kTraceRun, std::string(e.message()) + " (raise it with --max-memory)");
-        return kExitFailure;
-      }
-      return report(kTraceRun, e);
-    }
+    if (!m.ok()) return report_load_error(file, call.method, m.error(), options);
     loaded.emplace(call.method, std::move(m).get());
   }
 

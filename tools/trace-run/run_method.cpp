@@ -82,21 +82,9 @@ int run_method(const ProgramFile& file, const TraceRunOptions& options) {
   int trace_exit = kExitOk;
   std::unique_ptr<TraceSession> trace = start_tracing(options, &trace_exit);
   if (trace_exit != kExitOk) return trace_exit;
-  RunnerOptions runner;
-  runner.max_memory = options.max_memory;
-  runner.backends = options.backends;
-  runner.tracer = trace ? &trace->tracer() : nullptr;
+  const RunnerOptions runner = runner_options(options, trace ? &trace->tracer() : nullptr);
   Result<LoadedMethod> loaded = LoadedMethod::load(program, *name, runner);
-  if (!loaded.ok()) {
-    Error e = loaded.error();
-    if (e.code() == ErrorCode::OutOfMemory && program.method_meta(*name)->planned_bytes() >
-                                                  options.max_memory) {
-      e = e.with_context("%s", file.path().c_str());
-      print_error(kTraceRun, std::string(e.message()) + " (raise it with --max-memory)");
-      return kExitFailure;
-    }
-    return report(kTraceRun, e.with_context("%s", file.path().c_str()));
-  }
+  if (!loaded.ok()) return report_load_error(file, *name, loaded.error(), options);
   Method& method = loaded->method();
 
   MethodInputs method_inputs;

@@ -29,6 +29,7 @@ int trace_run_main(int argc, char** argv, const BackendRegistry* backends) {
   TraceRunOptions options;
   options.backends = backends;
   std::string max_memory = "1G";
+  std::string delegate_memory = "64M";
   std::string format = "text";
   std::string log = "none";
   std::string profile = "all";
@@ -67,6 +68,9 @@ int trace_run_main(int argc, char** argv, const BackendRegistry* backends) {
   app.add_option("--ptd", options.ptd_path, "External data file (.ptd) for the program");
   app.add_option("--max-memory", max_memory,
                  "Largest memory plan to allocate, e.g. 64M, 1G (default 1G)");
+  app.add_option("--delegate-memory", delegate_memory,
+                 "Method memory beyond the plan for delegates to allocate at init, e.g. 256M "
+                 "(default 64M; pages never touched cost nothing)");
   app.add_option("--format", format, "Output format: text or json (default text)")
       ->check(CLI::IsMember({"text", "json"}));
 
@@ -127,6 +131,12 @@ int trace_run_main(int argc, char** argv, const BackendRegistry* backends) {
     return kExitUsage;
   }
   options.max_memory = *limit;
+  Result<uint64_t> delegate_room = parse_size(delegate_memory);
+  if (!delegate_room.ok()) {
+    print_error(kTraceRun, std::string("--delegate-memory: ") + delegate_room.error().message());
+    return kExitUsage;
+  }
+  options.delegate_memory = *delegate_room;
 
   const bool tracing_flag_used = !trace.debug_out_path.empty() || !debug_buffer_size.empty() ||
                                  log != "none" || app.count("--profile") > 0 ||

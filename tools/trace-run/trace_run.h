@@ -31,6 +31,8 @@ struct TraceRunOptions {
   bool timing_requested = false;  ///< --iterations or --warmup was given.
   std::string ptd_path;
   uint64_t max_memory = uint64_t{1} << 30;
+  /// Method memory beyond the plan for delegates' init allocations (--delegate-memory).
+  uint64_t delegate_memory = uint64_t{64} << 20;
   OutputFormat format = OutputFormat::Text;
   /// Tracing: active when `trace.etdump_path` is set.
   TraceOptions trace;
@@ -43,6 +45,13 @@ struct TraceRunOptions {
 std::unique_ptr<TraceSession> start_tracing(const TraceRunOptions& options, int* exit_code);
 /// Writes the dump, reports what was written and what did not fit; returns an exit code.
 int finish_tracing(TraceSession& session, const TraceRunOptions& options);
+
+/// The runner options the flags give (memory limits, backends), with `tracer` attached.
+RunnerOptions runner_options(const TraceRunOptions& options, EventTracer* tracer);
+/// Prints why `method` of `file` did not load and returns the exit code; when memory ran out,
+/// names the flag that gives more (--max-memory for the plan, --delegate-memory beyond it).
+int report_load_error(const ProgramFile& file, const std::string& method, const Error& error,
+                      const TraceRunOptions& options);
 
 int trace_run_main(int argc, char** argv, const BackendRegistry* backends = nullptr);
 

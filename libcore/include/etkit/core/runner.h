@@ -26,6 +26,9 @@ class SharedMemoryManager;
 struct RunnerOptions {
   /// Largest total of planned buffers a method may ask for; larger plans fail before allocating.
   uint64_t max_memory = uint64_t{1} << 30;
+  /// Method memory beyond what the program plans, for what delegates allocate at init (their
+  /// scratch and copies). Reserved zero-filled by calloc, so pages never touched cost nothing.
+  size_t delegate_bytes = size_t{64} << 20;
   /// Scratch memory kernels may use within one instruction.
   size_t temp_bytes = size_t{16} << 20;
   /// Kernels to resolve operators with; null means `default_kernel_registry()`.

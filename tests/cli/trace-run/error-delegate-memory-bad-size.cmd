@@ -1,0 +1,1 @@
+trace-run $SAMPLES/mlp.pte --delegate-memory 12Q
