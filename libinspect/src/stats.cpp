@@ -103,6 +103,8 @@ void StatsAccumulator::add(const Trace& trace, const std::vector<size_t>& events
     return true;
   };
   char digits[16];
+  std::string device_key;  // "[<instruction> ]device:<device>"
+  constexpr size_t kDeviceBit = size_t{1} << 62;  // keeps device cache keys apart from others
   auto count = [&](size_t g, const TraceEvent& e) {
     Group& acc = groups_[g];
     acc.durations.push_back(e.duration_ns);
@@ -113,6 +115,23 @@ void StatsAccumulator::add(const Trace& trace, const std::vector<size_t>& events
     const TraceEvent& e = trace.events[i];
     const std::string& method = trace.blocks[e.block].method;
     size_t g = 0;
+    if (e.device && by_ != GroupBy::Name) {
+      // Device time stays apart from the host's (see the file comment of stats.h).
+      if (by_ == GroupBy::DebugHandle) continue;
+      if (by_ == GroupBy::Instruction && e.instruction < 0) continue;
+      device_key.clear();
+      if (by_ == GroupBy::Instruction) device_key.append(std::to_string(e.instruction)).append(" ");
+      const size_t label = device_key.size();
+      device_key.append("device:").append(event_device(e));
+      const size_t id = by_ == GroupBy::Instruction ? static_cast<size_t>(e.instruction) + 1
+                                                    : e.name.size();
+      g = group_of(method, e.name.data(), id | kDeviceBit, device_key);
+      Group& acc = groups_[g];
+      acc.device = true;
+      if (by_ == GroupBy::Instruction && acc.op.empty()) acc.op = device_key.substr(label);
+      count(g, e);
+      continue;
+    }
     if (by_ == GroupBy::DebugHandle) {
       if (map_ == nullptr) continue;
       if (!e.delegate) {
@@ -142,6 +161,7 @@ void StatsAccumulator::add(const Trace& trace, const std::vector<size_t>& events
     }
     if (by_ == GroupBy::Name) {
       g = group_of(method, e.name.data(), e.name.size(), e.name);
+      groups_[g].device = e.device;
     } else {
       if (!is_instruction_root(e)) continue;
       if (by_ == GroupBy::Operator) {
@@ -168,7 +188,7 @@ void StatsAccumulator::add(const Trace& trace, const std::vector<size_t>& events
     const TraceBlock& block = trace.blocks[b];
     MethodTime& time = totals_[block.method];
     for (size_t k = block.first_event; k < block.first_event + block.num_events; ++k) {
-      if (trace.events[k].parent >= 0) continue;
+      if (trace.events[k].parent >= 0 || trace.events[k].device) continue;
       time.total += trace.events[k].duration_ns;
       if (mergeable_) time.roots.push_back(trace.events[k].duration_ns);
     }
@@ -193,6 +213,7 @@ void StatsAccumulator::merge(const StatsAccumulator& other) {
     if (mergeable_) to.selfs.insert(to.selfs.end(), from.selfs.begin(), from.selfs.end());
     if (to.op.empty()) to.op = from.op;
     if (to.node.empty()) to.node = from.node;
+    to.device = to.device || from.device;
   }
   for (const auto& [method, from] : other.totals_) {
     MethodTime& to = totals_[method];
@@ -213,6 +234,7 @@ std::vector<GroupStats> StatsAccumulator::finish(SortKey sort) {
     g.key = acc.key;
     g.op = acc.op;
     g.node = acc.node;
+    g.device = acc.device;
     g.count = d.size();
     g.min = d.front();
     g.max = d.back();
@@ -244,7 +266,9 @@ std::vector<GroupStats> StatsAccumulator::finish(SortKey sort) {
   auto key_less = [by](const GroupStats& a, const GroupStats& b) {
     if (a.method != b.method) return a.method < b.method;
     if (by == GroupBy::Instruction || by == GroupBy::DebugHandle) {
-      return std::stol(a.key) < std::stol(b.key);
+      const long ka = std::stol(a.key);
+      const long kb = std::stol(b.key);
+      if (ka != kb) return ka < kb;  // then an instruction's host row before its device rows
     }
     return a.key < b.key;
   };
@@ -335,6 +359,7 @@ Table operator_summary_table(const std::vector<TraceSelection>& sources, TimeUni
 }
 
 Table operator_summary_table(std::vector<GroupStats> ops, TimeUnit unit, std::string title) {
+  std::erase_if(ops, [](const GroupStats& g) { return g.device; });
   std::map<std::string, double> op_time;  // per method
   for (const GroupStats& g : ops) op_time[g.method] += g.total;
   const int d = time_decimals(unit);
@@ -357,6 +382,34 @@ Table operator_summary_table(std::vector<GroupStats> ops, TimeUnit unit, std::st
     cum += pct;
     t.rows.push_back({g.method, g.key, static_cast<int64_t>(g.count), from_ns(g.total, unit),
                       from_ns(g.mean, unit), pct, cum});
+  }
+  return t;
+}
+
+Table device_summary_table(std::vector<GroupStats> ops, TimeUnit unit, std::string title) {
+  std::map<std::string, double> host_time;  // per method: the operator summary's 100%
+  for (const GroupStats& g : ops) {
+    if (!g.device) host_time[g.method] += g.total;
+  }
+  std::erase_if(ops, [](const GroupStats& g) { return !g.device; });
+  std::sort(ops.begin(), ops.end(), [](const GroupStats& a, const GroupStats& b) {
+    if (a.method != b.method) return a.method < b.method;
+    if (a.total != b.total) return a.total > b.total;
+    return a.key < b.key;
+  });
+  const int d = time_decimals(unit);
+  Table t;
+  t.title = std::move(title);
+  t.unit = time_unit_name(unit);
+  t.columns = {{"method", 0}, {"device", 0}, {"events", 0},
+               {"total", d},  {"mean", d},   {"percent", 1}};
+  constexpr std::string_view kLabel = "device:";
+  for (const GroupStats& g : ops) {
+    const double host = host_time[g.method];
+    const std::string device =
+        g.key.compare(0, kLabel.size(), kLabel) == 0 ? g.key.substr(kLabel.size()) : g.key;
+    t.rows.push_back({g.method, device, static_cast<int64_t>(g.count), from_ns(g.total, unit),
+                      from_ns(g.mean, unit), host > 0 ? 100.0 * g.total / host : 0.0});
   }
   return t;
 }

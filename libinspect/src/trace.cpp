@@ -59,6 +59,7 @@ namespace fb = ::etdump;
 
 constexpr std::string_view kNativeCallPrefix = "native_call_";
 constexpr std::string_view kDelegateOp = "delegate";
+constexpr std::string_view kProfilerPrefix = "prof:";
 constexpr uint64_t kMax32 = std::numeric_limits<uint32_t>::max();
 
 // Method and load flag from a block name (see the header comment).
@@ -177,7 +178,10 @@ class BlockJoiner {
       }
       // Profiler events (`prof:<device>:...`) are device time: they take no part in the host's
       // nesting, so they neither parent nor shorten host events (formats/README.md).
-      if (ev.delegate && ev.name.compare(0, 5, "prof:") == 0) continue;
+      if (ev.delegate && ev.name.substr(0, kProfilerPrefix.size()) == kProfilerPrefix) {
+        ev.device = true;
+        continue;
+      }
       const uint64_t end = order_[pos].end;
       while (!stack_.empty() && stack_end_.back() < end) {
         stack_.pop_back();
@@ -422,6 +426,12 @@ class FlatbufferStrings {
 std::string fb_str(const flatbuffers::String* s) { return s == nullptr ? std::string() : s->str(); }
 
 }  // namespace
+
+std::string_view event_device(const TraceEvent& e) {
+  if (!e.device) return {};
+  const std::string_view rest = e.name.substr(kProfilerPrefix.size());
+  return rest.substr(0, rest.find(':'));
+}
 
 Result<Trace> build_trace(const ETDump& dump, const std::string& path) {
   // join_model() only writes to the dump when it consumes it.

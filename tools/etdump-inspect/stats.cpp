@@ -125,8 +125,12 @@ int run_stats(const StatsOptions& options) {
                                           "statistics of " + what));
     std::vector<inspect::GroupStats> op_stats =
         ops != nullptr ? ops->finish(inspect::SortKey::Total) : acc.finish(inspect::SortKey::Total);
+    // Profiler device events (trace-run --profiler) apart from the host's operators.
+    inspect::Table devices =
+        inspect::device_summary_table(op_stats, unit, "device summary of " + what);
     tables.push_back(
         inspect::operator_summary_table(std::move(op_stats), unit, "operator summary of " + what));
+    if (!devices.rows.empty()) tables.push_back(std::move(devices));
   };
   for (DumpStats& d : dumps) {
     add_tables(*d.by, d.ops.get(), d.path);

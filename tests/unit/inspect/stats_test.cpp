@@ -9,6 +9,7 @@
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -301,6 +302,132 @@ TEST_CASE("stats: profiler counters gathered in the stats pass equal those of th
   REQUIRE(got.groups.size() == 1);
   CHECK(got.groups[0].method == "encode");
   CHECK(got.groups[0].totals == std::vector<uint64_t>{7});
+}
+
+// `sample(n)` with device events: per execution one `prof:sim` event inside each instruction
+// (7 and 5 ticks) and one outside any instruction (3 ticks).
+Trace sample_with_device(int n) {
+  ETDump dump;
+  for (int i = 0; i < n; ++i) {
+    const uint64_t t0 = 1000 * static_cast<uint64_t>(i);
+    RunBlock b;
+    b.name = "forward";
+    b.events.push_back(profile("native_call_add.out", 0, t0 + 2, t0 + 12 + static_cast<uint64_t>(i)));
+    b.events.push_back(profile("OPERATOR_CALL", 0, t0 + 1, t0 + 40));
+    b.events.push_back(profile("native_call_mul.out", 1, t0 + 50, t0 + 60));
+    b.events.push_back(profile("OPERATOR_CALL", 1, t0 + 45, t0 + 70));
+    b.events.push_back(profile("Method::execute", -1, t0, t0 + 100));
+    for (auto [instruction, start, end] : {std::tuple{0, 3, 10}, {1, 50, 55}, {-1, 95, 98}}) {
+      Event d = profile("", instruction, t0 + static_cast<uint64_t>(start),
+                        t0 + static_cast<uint64_t>(end));
+      d.profile.delegate_debug_id_str = "prof:sim:OPERATOR_CALL";
+      b.events.push_back(d);
+    }
+    dump.blocks.push_back(b);
+  }
+  Result<Trace> t = build_trace(dump, "d.etdump");
+  REQUIRE(t.ok());
+  return std::move(t).get();
+}
+
+const GroupStats* find_group(const std::vector<GroupStats>& s, const std::string& key) {
+  for (const GroupStats& g : s) {
+    if (g.key == key) return &g;
+  }
+  return nullptr;
+}
+
+TEST_CASE("stats: device events are kept apart from host time") {
+  const Trace host = sample(4);
+  const Trace t = sample_with_device(4);
+  const double host_time = 4 * 100;  // Method::execute, the only outermost host event
+
+  // By name: the host rows are as without device events and add up to 100%; the device row's
+  // share is its time against the host's.
+  const std::vector<GroupStats> by_name = compute_stats({{&t, all(t)}}, GroupBy::Name, SortKey::Key);
+  const std::vector<GroupStats> host_by_name =
+      compute_stats({{&host, all(host)}}, GroupBy::Name, SortKey::Key);
+  double host_shares = 0;
+  for (const GroupStats& g : by_name) {
+    if (g.device) continue;
+    host_shares += g.share;
+    const GroupStats* same = find_group(host_by_name, g.key);
+    REQUIRE(same != nullptr);
+    CHECK(g.share == same->share);
+    CHECK(g.self == same->self);
+  }
+  CHECK(host_shares == doctest::Approx(100));
+  const GroupStats* dev = find_group(by_name, "prof:sim:OPERATOR_CALL");
+  REQUIRE(dev != nullptr);
+  CHECK(dev->device);
+  CHECK(dev->count == 12);
+  CHECK(dev->total == 4 * (7 + 5 + 3));
+  CHECK(dev->share == doctest::Approx(100.0 * 60 / host_time));
+
+  // By operator: host operators count their instructions once, as without device events; every
+  // device event (an instruction's or not) counts under device:sim.
+  const std::vector<GroupStats> by_op = compute_stats({{&t, all(t)}}, GroupBy::Operator, SortKey::Total);
+  const std::vector<GroupStats> host_by_op =
+      compute_stats({{&host, all(host)}}, GroupBy::Operator, SortKey::Total);
+  REQUIRE(by_op.size() == host_by_op.size() + 1);
+  for (const GroupStats& g : host_by_op) {
+    const GroupStats* same = find_group(by_op, g.key);
+    REQUIRE(same != nullptr);
+    CHECK_FALSE(same->device);
+    CHECK(same->count == g.count);
+    CHECK(same->total == g.total);
+    CHECK(same->share == g.share);
+  }
+  const GroupStats* sim = find_group(by_op, "device:sim");
+  REQUIRE(sim != nullptr);
+  CHECK(sim->device);
+  CHECK(sim->count == 12);
+  CHECK(sim->total == 60);
+  CHECK(find_group(by_op, "delegate") == nullptr);
+
+  // By instruction: a device row of its own per instruction, after the host row when sorted by
+  // key; events outside an instruction are not counted.
+  const std::vector<GroupStats> by_ins =
+      compute_stats({{&t, all(t)}}, GroupBy::Instruction, SortKey::Key);
+  REQUIRE(by_ins.size() == 4);
+  CHECK(by_ins[0].key == "0");
+  CHECK(by_ins[0].op == "add.out");
+  CHECK(by_ins[0].count == 4);
+  CHECK_FALSE(by_ins[0].device);
+  CHECK(by_ins[1].key == "0 device:sim");
+  CHECK(by_ins[1].op == "device:sim");
+  CHECK(by_ins[1].count == 4);
+  CHECK(by_ins[1].total == 4 * 7);
+  CHECK(by_ins[1].device);
+  CHECK(by_ins[2].key == "1");
+  CHECK(by_ins[3].op == "device:sim");
+  const Table ins_table = stats_table(by_ins, GroupBy::Instruction, TimeUnit::Ns, 0, "t");
+  CHECK(std::get<int64_t>(ins_table.rows[1][1]) == 0);
+  CHECK(std::get<std::string>(ins_table.rows[1][2]) == "device:sim");
+
+  // The operator summary is the host's alone; the device summary is against its 100%.
+  const Table summary = operator_summary_table(by_op, TimeUnit::Ns, "s");
+  REQUIRE(summary.rows.size() == 2);
+  CHECK(std::get<double>(summary.rows[1][6]) == doctest::Approx(100));
+  const Table host_summary = operator_summary_table(host_by_op, TimeUnit::Ns, "s");
+  CHECK(render({summary}, Format::Json) == render({host_summary}, Format::Json));
+  const Table devices = device_summary_table(by_op, TimeUnit::Ns, "d");
+  REQUIRE(devices.rows.size() == 1);
+  CHECK(std::get<std::string>(devices.rows[0][1]) == "sim");
+  CHECK(std::get<int64_t>(devices.rows[0][2]) == 12);
+  double host_op_time = 0;
+  for (const GroupStats& g : host_by_op) host_op_time += g.total;
+  CHECK(std::get<double>(devices.rows[0][5]) == doctest::Approx(100.0 * 60 / host_op_time));
+  CHECK(device_summary_table(host_by_op, TimeUnit::Ns, "d").rows.empty());
+
+  // Accumulated and merged, the device rows stay device rows.
+  StatsAccumulator a(GroupBy::Operator, true);
+  a.add(t, all(t));
+  StatsAccumulator pooled(GroupBy::Operator, true);
+  pooled.merge(a);
+  const std::vector<GroupStats> merged = pooled.finish(SortKey::Total);
+  REQUIRE(find_group(merged, "device:sim") != nullptr);
+  CHECK(find_group(merged, "device:sim")->device);
 }
 
 }  // namespace

@@ -155,6 +155,47 @@ TEST_CASE("trace: delegate events, wrapped counters and bad times") {
         "x.etdump: metadata ticks_per_second 'fast' is not a positive integer");
 }
 
+TEST_CASE("trace: profiler device events are flagged and stay out of the host's nesting") {
+  ETDump dump;
+  RunBlock b = execution("forward", 100);
+  Event dev = profile("", 0, 0, 101, 104);  // within OPERATOR_CALL 0's interval
+  dev.profile.delegate_debug_id_str = "prof:sim:OPERATOR_CALL";
+  b.events.push_back(dev);
+  Event odd = profile("", 0, 1, 106, 107);  // no second colon: the device is the rest
+  odd.profile.delegate_debug_id_str = "prof:npu";
+  b.events.push_back(odd);
+  Event other = profile("", 0, 1, 106, 108);  // a delegate's own event, not a profiler's
+  other.profile.delegate_debug_id_str = "profile:step";
+  b.events.push_back(other);
+  dump.blocks = {b};
+  const Trace t = build_ok(dump);
+  const TraceEvent* sim = nullptr;
+  const TraceEvent* npu = nullptr;
+  const TraceEvent* own = nullptr;
+  for (const TraceEvent& e : t.events) {
+    if (e.name == "prof:sim:OPERATOR_CALL") sim = &e;
+    if (e.name == "prof:npu") npu = &e;
+    if (e.name == "profile:step") own = &e;
+    if (!e.device) CHECK(event_device(e).empty());
+  }
+  REQUIRE(sim != nullptr);
+  REQUIRE(npu != nullptr);
+  REQUIRE(own != nullptr);
+  CHECK(sim->device);
+  CHECK(event_device(*sim) == "sim");
+  CHECK(event_device(*npu) == "npu");
+  CHECK(sim->parent == -1);
+  CHECK(sim->depth == 0);
+  CHECK(sim->self_ns == sim->duration_ns);
+  CHECK(sim->op == "delegate");  // the operator stays as for every delegate event
+  CHECK_FALSE(own->device);
+  CHECK(own->parent >= 0);  // a delegate's own event nests in its instruction
+  // The host events keep their self time: the device event does not shorten OPERATOR_CALL 0.
+  for (const TraceEvent& e : t.events) {
+    if (e.name == "OPERATOR_CALL" && e.instruction == 0) CHECK(e.self_ns == 2);
+  }
+}
+
 TEST_CASE("trace: selection by method, block and name") {
   ETDump dump;
   RunBlock load;

@@ -11,6 +11,16 @@
 // (so the shares of a method's names add up to 100%). Grouping by operator or instruction counts
 // each instruction's outermost selected event only (OPERATOR_CALL, not also the native_call
 // inside it), and its share is the total, not self, time.
+//
+// Device events (`TraceEvent::device`, a profiler backend's `prof:<device>:<event>`) measure
+// time that overlaps the host's instructions, so they are kept apart from host time: they are
+// not part of a method's traced time; grouped by name they keep their own rows; grouped by
+// operator they count under `device:<device>` (every device event, an instruction's or not),
+// grouped by instruction in a row of their own per instruction and device (op
+// `device:<device>`), and not at all by debug handle. Their share is their time as a percent of
+// the method's host traced time (how busy the device was), so the host rows alone add up to
+// 100%. The operator summary lists host operators only; `device_summary_table` lists the
+// devices.
 
 #include <cstddef>
 #include <cstdint>
@@ -50,6 +60,7 @@ struct GroupStats {
   std::string key;  ///< Name, operator, or instruction as decimal text.
   std::string op;   ///< The group's operator when grouped by instruction or debug handle.
   std::string node;  ///< The node's name when grouped by debug handle (else empty).
+  bool device = false;  ///< A row of device events (see the file comment).
   size_t count = 0;
   double min = 0, p10 = 0, p50 = 0, p90 = 0, mean = 0, max = 0, total = 0, self = 0;
   double share = 0;  ///< Percent (see the file comment).
@@ -95,6 +106,7 @@ class StatsAccumulator {
     std::string key;
     std::string op;
     std::string node;
+    bool device = false;
     std::vector<double> durations;
     double self = 0;
     std::vector<double> selfs;  // mergeable only
@@ -145,9 +157,16 @@ Table stats_table(const std::vector<GroupStats>& stats, GroupBy by, TimeUnit uni
 
 /// The summary by operator type: columns method, operator, calls, total, mean (per call),
 /// percent (of the method's operator time), cumulative (percent), ordered by total descending.
+/// Host operators only: device rows are left to `device_summary_table`.
 Table operator_summary_table(const std::vector<TraceSelection>& sources, TimeUnit unit,
                              std::string title);
 /// The same from statistics grouped by operator (`GroupBy::Operator`, any order).
 Table operator_summary_table(std::vector<GroupStats> op_stats, TimeUnit unit, std::string title);
+
+/// The summary of device events from statistics grouped by operator: columns method, device,
+/// events, total, mean (per event), percent (of the method's host operator time, the operator
+/// summary's 100%; it may exceed 100 when a device is busier than the host), ordered by method,
+/// then total descending. No rows when there are no device events.
+Table device_summary_table(std::vector<GroupStats> op_stats, TimeUnit unit, std::string title);
 
 }  // namespace etkit::inspect

@@ -24,6 +24,11 @@
 // `native_call_<op>` event of the same block, chain and instruction (`<op>` is e.g.
 // `addmm.out`); every event of that instruction gets it. `DELEGATE_CALL` events and delegate
 // events (named by their delegate debug id) get operator `delegate`.
+//
+// Device events: delegate events whose id is `prof:<device>:<event>` are a profiler backend's
+// (trace-run --profiler; formats/README.md). They measure device time, which overlaps the host
+// events of their instruction, so they take no part in the nesting (no parent, no children,
+// self time = duration) and are flagged `device`; statistics keep them apart from host time.
 
 #include <cstddef>
 #include <cstdint>
@@ -100,7 +105,12 @@ struct TraceEvent {
   int32_t parent = -1;  ///< Index into `Trace::events` of the enclosing event, -1 for none.
   uint32_t depth = 0;   ///< Number of enclosing events.
   bool delegate = false;  ///< A delegate's own event (it has a delegate debug id).
+  bool device = false;    ///< A profiler device event (`prof:<device>:...`; see the file comment).
 };
+
+/// The device of a device event: `<device>` of its name `prof:<device>:<event>`; empty for other
+/// events.
+std::string_view event_device(const TraceEvent& e);
 
 /// One logged value (a debug event), joined. A TensorList gives one `TraceValue` per tensor.
 struct TraceValue {

@@ -1,0 +1,1 @@
+cd $CASE_TMP && trace-run $SAMPLES/mlp.pte --etdump run.etdump --clock fake --profiler sim --iterations 2 > /dev/null && etdump-inspect stats run.etdump --time-unit us && etdump-inspect stats run.etdump --by operator --time-unit us
