@@ -12,6 +12,7 @@ set(ETKIT_INSPECT_TEST_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/values_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/compare_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/event_table_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/json_goldens_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/debug_map_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/delegate_mapping_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/etrecord_test.cpp
