@@ -123,6 +123,7 @@ class Builder {
     plan_->num_steps = steps->size();
     plan_->steps = allocator_.allocate_array<StepPlan>(plan_->num_steps);
     if (plan_->steps == nullptr) return no_memory("the steps");
+    ETKIT_TRY(plan_scratch_lifetimes());
     for (uint32_t s = 0; s < plan_->num_steps; ++s) {
       Error e = build_step(s, steps->Get(s), plan_->steps[s]);
       if (!e.ok()) return e.with_context("step %u", s);
@@ -354,7 +355,7 @@ class Builder {
       return Error(ErrorCode::DelegateFailed, "output %d is neither an argument nor -1",
                    p.output_argument);
     } else {
-      data = allocator_.allocate(static_cast<size_t>(numel > 0 ? numel : 1) * sizeof(float), 64);
+      data = scratch_for(s, static_cast<size_t>(numel > 0 ? numel : 1) * sizeof(float));
       if (data == nullptr) return no_memory("the step's output");
     }
     ETKIT_ASSIGN_OR_RETURN(p.out, make_tensor(out_sizes, data));
@@ -445,9 +446,58 @@ class Builder {
     return Error();
   }
 
+  // Scratch reuse. A step's scratch output is needed until the last step that reads it has run
+  // (and, with PostTime, until the outputs are logged after the last step: then nothing is
+  // reused). `last_read_[s]` is that step; a block whose last reader ran before step t can take
+  // t's output. Blocks are never split: first fit by size among the free ones, else a new one.
+  struct ScratchBlock {
+    void* data = nullptr;
+    size_t bytes = 0;
+    uint32_t busy_until = 0;  // the last step that reads what it holds
+  };
+
+  Error plan_scratch_lifetimes() {
+    const uint32_t n = plan_->num_steps;
+    last_read_ = allocator_.allocate_array<uint32_t>(n);
+    blocks_ = allocator_.allocate_array<ScratchBlock>(n);
+    if (last_read_ == nullptr || blocks_ == nullptr) return no_memory("the scratch plan");
+    const auto* steps = program_->steps();
+    for (uint32_t s = 0; s < n; ++s) last_read_[s] = plan_->post_time ? n : s;
+    for (uint32_t r = 0; r < n && !plan_->post_time; ++r) {
+      const auto* operands = steps->Get(r)->operands();
+      if (operands == nullptr) continue;
+      for (const fb::Operand* o : *operands) {
+        // Operands are checked when their step is built; only the valid ones matter here.
+        if (o->kind() == fb::OperandKind::Step && o->index() < r) last_read_[o->index()] = r;
+      }
+    }
+    return Error();
+  }
+
+  void* scratch_for(uint32_t s, size_t bytes) {
+    ScratchBlock* best = nullptr;
+    for (uint32_t b = 0; b < num_blocks_; ++b) {
+      ScratchBlock& block = blocks_[b];
+      if (block.busy_until >= s || block.bytes < bytes) continue;
+      if (best == nullptr || block.bytes < best->bytes) best = &block;
+    }
+    if (best == nullptr) {
+      void* data = allocator_.allocate(bytes, 64);
+      if (data == nullptr) return nullptr;
+      best = &blocks_[num_blocks_++];
+      best->data = data;
+      best->bytes = bytes;
+    }
+    best->busy_until = last_read_[s];
+    return best->data;
+  }
+
   const fb::FusedProgram* program_;
   MemoryAllocator& allocator_;
   Plan* plan_ = nullptr;
+  uint32_t* last_read_ = nullptr;
+  ScratchBlock* blocks_ = nullptr;
+  uint32_t num_blocks_ = 0;
 };
 
 }  // namespace
