@@ -3,64 +3,20 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
-#include <cstring>
-#include <optional>
 #include <string>
 #include <vector>
 
 #include "etkit/inspect/event_table.h"
 #include "etkit/inspect/values.h"
+#include "logged_values.h"
 
 namespace etkit::inspect {
 namespace {
 
-// A value logged at an instruction (by a delegate when `delegate_id` is set), float32 [n].
-struct Spot {
-  int32_t instruction = 0;
-  std::string delegate_id;  // a canonical integer is logged as an int id
-  std::vector<float> values;
-};
+using test::logged;
+using test::Logged;
+using test::Spot;
 
-struct Logged {
-  Trace trace;
-  DebugBuffer buffer;
-};
-
-// A dump with one execution block of method forward logging `spots` in order, their payloads
-// one after the other in the debug buffer.
-Logged logged(const std::vector<Spot>& spots) {
-  ETDump dump;
-  RunBlock b;
-  b.name = "forward";
-  std::vector<uint8_t> bytes;
-  for (const Spot& s : spots) {
-    Event e;
-    e.kind = Event::Kind::Debug;
-    e.debug.chain_index = 0;
-    e.debug.instruction_id = s.instruction;
-    if (std::optional<int64_t> n = parse_canonical_int(s.delegate_id)) {
-      e.debug.delegate_debug_id_int = static_cast<int32_t>(*n);
-    } else {
-      e.debug.delegate_debug_id_str = s.delegate_id;
-    }
-    e.debug.value.kind = LoggedValue::Kind::Tensor;
-    TensorMeta t;
-    t.dtype = ScalarType::Float;
-    t.sizes = {static_cast<int64_t>(s.values.size())};
-    t.offset = static_cast<int64_t>(bytes.size());
-    e.debug.value.tensors = {t};
-    b.events.push_back(e);
-    const size_t at = bytes.size();
-    bytes.resize(at + s.values.size() * sizeof(float));
-    if (!s.values.empty()) std::memcpy(bytes.data() + at, s.values.data(), s.values.size() * 4);
-  }
-  dump.blocks = {b};
-  Result<Trace> trace = build_trace(dump, "v.etdump");
-  REQUIRE(trace.ok());
-  return {std::move(trace).get(), DebugBuffer::from_bytes(bytes)};
-}
-
-Logged logged(const std::vector<float>& values) { return logged({Spot{2, "", values}}); }
 
 // fc1 (handle 1) -> hidden (2) -> y (3): three kernels in the portable map; one DelegateCall
 // at instruction 0 in the delegated one, identifier 1 standing for {1, 2} and 3 for {3}.

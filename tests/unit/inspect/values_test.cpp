@@ -3,43 +3,17 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
-#include <cstring>
 #include <limits>
 #include <string>
 #include <vector>
 
+#include "logged_values.h"
+
 namespace etkit::inspect {
 namespace {
 
-// A dump with one execution block logging `values` as a float32 [n] tensor at offset 0, and
-// the debug buffer holding it.
-struct Logged {
-  Trace trace;
-  DebugBuffer buffer;
-};
-
-Logged logged(const std::vector<float>& values) {
-  ETDump dump;
-  RunBlock b;
-  b.name = "forward";
-  Event e;
-  e.kind = Event::Kind::Debug;
-  e.debug.chain_index = 0;
-  e.debug.instruction_id = 2;
-  e.debug.value.kind = LoggedValue::Kind::Tensor;
-  TensorMeta t;
-  t.dtype = ScalarType::Float;
-  t.sizes = {static_cast<int64_t>(values.size())};
-  t.offset = 0;
-  e.debug.value.tensors = {t};
-  b.events.push_back(e);
-  dump.blocks = {b};
-  Result<Trace> trace = build_trace(dump, "v.etdump");
-  REQUIRE(trace.ok());
-  std::vector<uint8_t> bytes(values.size() * sizeof(float));
-  if (!values.empty()) std::memcpy(bytes.data(), values.data(), bytes.size());
-  return {std::move(trace).get(), DebugBuffer::from_bytes(bytes)};
-}
+using test::logged;
+using test::Logged;
 
 TEST_CASE("values: statistics skip NaN and infinities and count them") {
   const double nan = std::numeric_limits<double>::quiet_NaN();
