@@ -245,7 +245,7 @@ void convolution_out(KernelContext& ctx, std::span<EValue*> args) {
     return;
   }
   int64_t groups = 0;
-  if (!nn::int_arg(ctx, args, 8, "groups", &groups)) return;
+  if (!int_arg(ctx, args, 8, "groups", &groups)) return;
   Tensor* out = tensor_arg(ctx, args, 9, "out");
   if (out == nullptr) return;
 

@@ -50,18 +50,6 @@ inline bool double_arg(KernelContext& ctx, std::span<EValue*> args, size_t i, co
   return true;
 }
 
-/// An `int` schema argument.
-inline bool int_arg(KernelContext& ctx, std::span<EValue*> args, size_t i, const char* name,
-                    int64_t* out) {
-  const EValue* v = args[i];
-  if (!v->is_int()) {
-    ctx.fail(ErrorCode::InvalidType, "%s is %s, expected an int", name, tag_name(v->tag()));
-    return false;
-  }
-  *out = v->to_int();
-  return true;
-}
-
 /// An optional tensor (`Tensor?`): null for None.
 inline bool optional_tensor_arg(KernelContext& ctx, std::span<EValue*> args, size_t i,
                                 const char* name, Tensor** out) {

@@ -33,16 +33,6 @@ bool double_arg(KernelContext& ctx, std::span<EValue*> args, size_t i, const cha
   return true;
 }
 
-bool int_arg(KernelContext& ctx, std::span<EValue*> args, size_t i, const char* name,
-             int64_t* out) {
-  if (!args[i]->is_int()) {
-    ctx.fail(ErrorCode::InvalidType, "%s is not an int", name);
-    return false;
-  }
-  *out = args[i]->to_int();
-  return true;
-}
-
 bool dtype_arg(KernelContext& ctx, std::span<EValue*> args, size_t i, const char* name,
                ScalarType* out) {
   bool present = false;

@@ -118,7 +118,7 @@ void softmax_out(KernelContext& ctx, std::span<EValue*> args) {
   Tensor* self = tensor_arg(ctx, args, 0, "self");
   if (self == nullptr) return;
   int64_t dim_arg = 0;
-  if (!nn::int_arg(ctx, args, 1, "dim", &dim_arg)) return;
+  if (!int_arg(ctx, args, 1, "dim", &dim_arg)) return;
   bool half_to_float = false;
   if (!bool_arg(ctx, args, 2, "half_to_float", &half_to_float)) return;
   Tensor* out = tensor_arg(ctx, args, 3, "out");

@@ -79,7 +79,7 @@ TEST_CASE("kernel quantize: per tensor") {
     check_error(Args().t(x).d(1.0).i(0).i(-128).i(127).i(wire(C8)).t(wrong).run(kQuantize),
                 ErrorCode::InvalidArgument, "out has sizes [3], expected [2]");
     check_error(Args().t(x).d(1.0).d(0.5).i(-128).i(127).i(wire(C8)).t(out).run(kQuantize),
-                ErrorCode::InvalidType, "zero_point is not an int");
+                ErrorCode::InvalidType, "zero_point is a double, expected an int");
     check_error(Args().t(x).d(1.0).i(0).i(-128).i(127).i(99).t(out).run(kQuantize),
                 ErrorCode::InvalidArgument, "dtype is 99, which is not a dtype");
     check_error(Args().t(x).d(1.0).i(0).i(-128).i(127).t(out).run(kQuantize),
