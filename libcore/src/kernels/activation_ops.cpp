@@ -5,13 +5,15 @@
 // and writes a floating out, like tanh. NaN passes through relu and hardtanh unchanged.
 //
 // sigmoid, silu and gelu 'tanh' of float take fast_exp (fast_math.h), so their contiguous loops
-// vectorize; double keeps std::exp.
+// vectorize; double keeps std::exp. sigmoid's contiguous float loop is float_loops.h's, built
+// for AVX2+FMA too and chosen by the CPU.
 
 #include <cmath>
 #include <string_view>
 
 #include "kernels/elementwise.h"
 #include "kernels/fast_math.h"
+#include "kernels/float_loops.h"
 #include "kernels/kernel_util.h"
 #include "kernels/kernels.h"
 #include "kernels/pointwise_util.h"
@@ -142,7 +144,9 @@ void sigmoid_out(KernelContext& ctx, std::span<EValue*> args) {
   const Operand in = broadcast_operand(*self, out->sizes());
   dispatch_dtype(out->dtype(), [&](auto tag) {
     using C = typename decltype(tag)::type;
-    if constexpr (std::is_floating_point_v<C>) {
+    if constexpr (std::is_same_v<C, float>) {
+      elementwise<C, 1>(*out, {in}, Sigmoid{}, float_loops().sigmoid);
+    } else if constexpr (std::is_floating_point_v<C>) {
       elementwise<C, 1>(*out, {in}, Sigmoid{});
     }
   });

@@ -59,10 +59,18 @@ inline Walk classify(const Operand& op, const Tensor& out) {
 
 }  // namespace detail
 
+/// A loop over contiguous memory, out[i] = f(in[i]) for i in [0, n), standing in for the fast
+/// path's own loop (float_loops.h: the same function compiled for the CPU's widest vectors).
+template <typename C>
+using LinearLoop = void (*)(const C* in, C* out, int64_t n);
+
 /// out[i] = op(in[0][i], ..., in[N-1][i]) for N in {1, 2}, computed in `C`, the C++ type of
-/// `out.dtype()`. Inputs of other dtypes are converted to `C` as they are read.
+/// `out.dtype()`. Inputs of other dtypes are converted to `C` as they are read. For N = 1,
+/// `linear` (if given) runs the contiguous same-dtype case instead of the loop over `op`, and
+/// must compute what `op` computes.
 template <typename C, size_t N, typename Op>
-void elementwise(Tensor& out, const std::array<Operand, N>& in, Op op) {
+void elementwise(Tensor& out, const std::array<Operand, N>& in, Op op,
+                 LinearLoop<C> linear = nullptr) {
   static_assert(N == 1 || N == 2, "elementwise supports one or two inputs");
   const int64_t numel = out.numel();
   if (numel == 0) return;
@@ -79,6 +87,10 @@ void elementwise(Tensor& out, const std::array<Operand, N>& in, Op op) {
     if constexpr (N == 1) {
       const C* a = static_cast<const C*>(in[0].data);
       if (walk[0] == detail::Walk::Linear) {
+        if (linear != nullptr) {
+          linear(a, o, numel);
+          return;
+        }
         for (int64_t i = 0; i < numel; ++i) o[i] = op(a[i]);
         return;
       }

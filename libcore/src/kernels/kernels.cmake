@@ -5,6 +5,7 @@ set(ETKIT_KERNEL_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/portable_kernels.cpp
   ${CMAKE_CURRENT_LIST_DIR}/binary_ops.cpp
   ${CMAKE_CURRENT_LIST_DIR}/unary_ops.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/float_loops.cpp
   ${CMAKE_CURRENT_LIST_DIR}/matmul.cpp
   ${CMAKE_CURRENT_LIST_DIR}/shape_ops.cpp
   ${CMAKE_CURRENT_LIST_DIR}/copy_ops.cpp

@@ -6,6 +6,7 @@
 
 #include "kernels/elementwise.h"
 #include "kernels/fast_math.h"
+#include "kernels/float_loops.h"
 #include "kernels/kernel_util.h"
 #include "kernels/kernels.h"
 #include "kernels/pointwise_util.h"
@@ -25,9 +26,11 @@ bool unary_args(KernelContext& ctx, std::span<EValue*> args, Tensor** self, Tens
 
 // out = op(self) for a floating out of any floating dtype; self may be of any computed dtype and
 // is converted to out's as it is read. `op` goes to the loop as it is (a generic callable), so an
-// always_inline operator() stays inline in the loop body.
+// always_inline operator() stays inline in the loop body. `float_linear`, if given, runs the
+// contiguous float32 case (elementwise's `linear`).
 template <typename Op>
-void floating_unary(KernelContext& ctx, std::span<EValue*> args, Op op) {
+void floating_unary(KernelContext& ctx, std::span<EValue*> args, Op op,
+                    LinearLoop<float> float_linear = nullptr) {
   Tensor* self;
   Tensor* out;
   if (!unary_args(ctx, args, &self, &out)) return;
@@ -36,12 +39,16 @@ void floating_unary(KernelContext& ctx, std::span<EValue*> args, Op op) {
   const Operand in = broadcast_operand(*self, out->sizes());
   dispatch_dtype(out->dtype(), [&](auto tag) {
     using C = typename decltype(tag)::type;
-    if constexpr (std::is_floating_point_v<C>) elementwise<C, 1>(*out, {in}, op);
+    if constexpr (std::is_same_v<C, float>) {
+      elementwise<C, 1>(*out, {in}, op, float_linear);
+    } else if constexpr (std::is_floating_point_v<C>) {
+      elementwise<C, 1>(*out, {in}, op);
+    }
   });
 }
 
-// Float takes fast_exp, whose loop vectorizes (libm's expf is a call per element); double keeps
-// std::exp. A function object rather than a lambda so that it can be always_inline: GCC's
+// Float takes fast_exp, whose loop vectorizes (libm's expf is a call per element; the contiguous
+// float loop is float_loops.h's, built for AVX2+FMA too); double keeps std::exp. A function object rather than a lambda so that it can be always_inline: GCC's
 // inliner otherwise leaves the call in the loop (elementwise instantiates op's call four times).
 struct Exp {
   template <typename T>
@@ -51,7 +58,7 @@ struct Exp {
 };
 
 void exp_out(KernelContext& ctx, std::span<EValue*> args) {
-  floating_unary(ctx, args, Exp{});
+  floating_unary(ctx, args, Exp{}, float_loops().exp);
 }
 
 void log_out(KernelContext& ctx, std::span<EValue*> args) {

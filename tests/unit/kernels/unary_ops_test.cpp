@@ -279,5 +279,31 @@ TEST_CASE("kernel unary: float exp of a transposed input and an int input match 
                {std::exp(-80.0), std::exp(-3.0), 1, std::exp(7.0), std::exp(88.0)});
 }
 
+// A contiguous float input runs float_loops.h's loop, which may be the AVX2 copy; a transposed
+// one runs elementwise's strided loop with the same fast_exp inline, built for the baseline ISA.
+// Both must give the same bits everywhere (the AVX2 copy fuses no multiply-add), so that a
+// tensor's layout and the machine's vector width never change a result.
+TEST_CASE("kernel unary: float exp and sigmoid give the same bits contiguous and strided") {
+  constexpr int32_t kCols = 128;
+  std::vector<double> xs;
+  for (double x = -110.0; x < 110.0; x += 0x1p-6) xs.push_back(x);  // 110 * 128 rows of 128
+  const auto rows = static_cast<int32_t>(xs.size()) / kCols;
+  REQUIRE(static_cast<size_t>(rows * kCols) == xs.size());
+  auto flat = make(F, {rows, kCols}, xs);
+  auto transposed = make(F, {rows, kCols}, xs, {1, 0});
+  for (const char* op : {"aten::exp.out", "aten::sigmoid.out"}) {
+    CAPTURE(op);
+    auto flat_out = zeros(F, {rows, kCols});
+    auto transposed_out = zeros(F, {rows, kCols});
+    check_ok(Args().t(flat).t(flat_out).run(op));
+    check_ok(Args().t(transposed).t(transposed_out).run(op));
+    const std::vector<double> a = values(flat_out.tensor());
+    const std::vector<double> b = values(transposed_out.tensor());
+    size_t differ = 0;
+    for (size_t i = 0; i < a.size(); ++i) differ += a[i] != b[i] ? 1 : 0;
+    CHECK(differ == 0);
+  }
+}
+
 }  // namespace
 }  // namespace etkit::test
