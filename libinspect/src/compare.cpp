@@ -73,9 +73,10 @@ Cell instruction_cell(const TraceValue& v) {
 }
 
 // The gap between two values' elements, appended to `row` (mse, max_abs_error, snr_db,
-// cosine). Returns whether some element is past tolerance.
+// cosine), the largest absolute error folded into `worst`. Returns whether some element is past
+// tolerance.
 bool measure(const std::vector<double>& ea, const std::vector<double>& eb,
-             const Tolerance& tolerance, std::vector<Cell>& row) {
+             const Tolerance& tolerance, std::vector<Cell>& row, double& worst) {
   double sq_err = 0, sq_a = 0, sq_b = 0, dot = 0, max_abs = 0;
   bool past = false;
   for (size_t k = 0; k < ea.size(); ++k) {
@@ -101,6 +102,8 @@ bool measure(const std::vector<double>& ea, const std::vector<double>& eb,
   const double n = ea.empty() ? 1 : static_cast<double>(ea.size());
   row.emplace_back(sq_err / n);
   row.emplace_back(max_abs);
+  worst = std::isnan(worst) || std::isnan(max_abs) ? std::numeric_limits<double>::quiet_NaN()
+                                                   : std::max(worst, max_abs);
   row.emplace_back(sq_err == 0 ? std::numeric_limits<double>::infinity()
                                : 10 * std::log10(sq_a / sq_err));
   row.emplace_back(sq_a == 0 && sq_b == 0 ? 1.0 : dot / std::sqrt(sq_a * sq_b));
@@ -215,7 +218,7 @@ CompareResult compare_values(const ValueSource& a, const ValueSource& b,
       finish(row, problem, "");
       continue;
     }
-    const bool past = measure(*ea, *eb, tolerance, row);
+    const bool past = measure(*ea, *eb, tolerance, row, result.max_abs_error);
     std::string first;
     if (past) {
       ++result.past_tolerance;

@@ -201,11 +201,11 @@ Subcommand add_compare(CLI::App& app) {
             inspect::Table summary;
             summary.title = "compare summary";
             summary.columns = {{"matched", 0},   {"past_tolerance", 0}, {"not_comparable", 0},
-                               {"unmatched", 0}, {"result", 0}};
+                               {"unmatched", 0}, {"max_abs_error", 6}, {"result", 0}};
             summary.rows.push_back({static_cast<int64_t>(r.matched),
                                     static_cast<int64_t>(r.past_tolerance),
                                     static_cast<int64_t>(r.unreadable),
-                                    static_cast<int64_t>(r.unmatched),
+                                    static_cast<int64_t>(r.unmatched), r.max_abs_error,
                                     std::string(r.failed() ? "fail" : "pass")});
             print_tables({std::move(r.table), std::move(summary)},
                          *inspect::parse_format(options->format));

@@ -61,6 +61,7 @@ TEST_CASE("compare: metrics, tolerance and the first value past it") {
   r = compare_values({&a.trace, &a.buffer}, {&b.trace, &b.buffer}, {});
   CHECK(r.failed());
   CHECK(r.past_tolerance == 1);
+  CHECK(r.max_abs_error == 2);
   const std::vector<Cell>& row = r.table.rows[0];
   CHECK(std::get<double>(row[12]) == doctest::Approx(4.0 / 3));  // mse
   CHECK(std::get<double>(row[13]) == 2);                        // max abs error
@@ -102,6 +103,7 @@ TEST_CASE("compare: by debug handle, a fused step meets the last operation it st
   CHECK(r.matched == 2);
   CHECK(r.past_tolerance == 1);
   CHECK(r.unmatched == 2);  // fc1 only in A, the call's argument only in B
+  CHECK(r.max_abs_error == 0.5);
   REQUIRE(t.rows.size() == 4);
   // fc1: handle 1, no fused step logs it.
   CHECK(std::get<int64_t>(t.rows[0][3]) == 1);

@@ -47,6 +47,8 @@ struct ValueSource {
 struct CompareResult {
   Table table;  ///< Columns below.
   size_t matched = 0, past_tolerance = 0, unmatched = 0, unreadable = 0;
+  /// The largest absolute error over every compared pair (NaN when one is NaN; 0 for none).
+  double max_abs_error = 0;
   /// True when a matched value is past tolerance or cannot be compared (shape or dtype).
   bool failed() const { return past_tolerance > 0 || unreadable > 0; }
 };
