@@ -93,10 +93,8 @@ TEST_CASE("profiler cpu: a session keeps max_events events a run and counts the 
   ProfilerBackend* cpu = ProfilerRegistry::global().find("cpu");
   REQUIRE(cpu != nullptr);
   testing::ManualClock clock;
-  SessionConfig config;
-  config.host_clock = &clock;
-  config.max_events = 2;
-  Result<std::unique_ptr<ProfilerSession>> session = cpu->open(config);
+  Result<std::unique_ptr<ProfilerSession>> session =
+      cpu->open(SessionConfig{.host_clock = &clock, .max_events = 2});
   REQUIRE(session.ok());
   ProfilerSession& s = **session;
   for (int run = 0; run < 2; ++run) {  // start forgets the previous run's events and drops
