@@ -15,16 +15,6 @@ namespace etkit::inspect {
 
 namespace {
 
-// A profiler backend's event: a delegate event whose id is `prof:<device>:<event>`
-// (formats/README.md, "Profiler events"). Returns the device, or empty.
-std::string profiler_device(const TraceEvent& e) {
-  constexpr std::string_view prefix = "prof:";
-  if (!e.delegate || e.delegate_id.compare(0, prefix.size(), prefix) != 0) return "";
-  const size_t colon = e.delegate_id.find(':', prefix.size());
-  if (colon == std::string::npos) return "";
-  return std::string(e.delegate_id.substr(prefix.size(), colon - prefix.size()));
-}
-
 }  // namespace
 
 std::string chrome_trace_json(const Trace& trace, const std::vector<size_t>& selected) {
@@ -65,7 +55,7 @@ std::string chrome_trace_json(const Trace& trace, const std::vector<size_t>& sel
   for (size_t i : selected) {
     const TraceEvent& e = trace.events[i];
     const TraceBlock& b = trace.blocks[e.block];
-    const std::string device = profiler_device(e);
+    const std::string device(event_device(e));
     const int64_t tid = !device.empty() ? tid_of(b.method, -3, device)
                                         : tid_of(b.method, e.delegate ? e.instruction : -2, "");
     if (is_instruction_event(e)) event_tids[i] = tid;

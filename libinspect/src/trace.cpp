@@ -622,22 +622,8 @@ std::span<const uint32_t> event_debug_handles(const Trace& trace, const TraceEve
   if (e.instruction < 0) return {};
   Result<const MethodDebugMap*> m = debug_map_method(map, trace.blocks[e.block].method, "");
   if (!m.ok()) return {};
-  if (!e.delegate) {
-    const InstructionEntry* entry = (*m)->find_instruction(e.chain, e.instruction);
-    if (entry == nullptr) return {};
-    return entry->debug_handles;
-  }
-  const DelegateEntry* entry = (*m)->find_delegate(e.chain, e.instruction);
-  if (entry == nullptr) return {};
-  // Exact lookup: the id as logged, then its other form (see DebugMap::delegate_handles).
-  DelegateIdentifier id = std::string(e.delegate_id);
-  if (std::optional<int64_t> n = parse_canonical_int(e.delegate_id)) id = *n;
-  if (auto it = entry->identifiers.find(id); it != entry->identifiers.end()) return it->second;
-  if (std::holds_alternative<int64_t>(id)) {
-    auto it = entry->identifiers.find(DelegateIdentifier(std::string(e.delegate_id)));
-    if (it != entry->identifiers.end()) return it->second;
-  }
-  return {};
+  // A delegate event by its id, looked up exactly; another event by its instruction.
+  return (*m)->handles_at(e.chain, e.instruction, e.delegate ? e.delegate_id : "");
 }
 
 Error OperatorNamer::apply(Trace& trace) {

@@ -5,6 +5,7 @@
 #include "etkit/core/clock.h"
 #include "etkit/core/etdump_writer.h"
 #include "etkit/inspect/profiler_counters.h"
+#include "profile_events.h"
 
 #include <fstream>
 #include <iterator>
@@ -17,13 +18,7 @@ namespace etkit::inspect {
 namespace {
 
 Event profile(std::string name, int32_t instruction, uint64_t start, uint64_t end) {
-  Event e;
-  e.profile.name = std::move(name);
-  e.profile.chain_index = instruction < 0 ? -1 : 0;
-  e.profile.instruction_id = instruction < 0 ? 0 : instruction;
-  e.profile.start_time = start;
-  e.profile.end_time = end;
-  return e;
+  return testing::profile_event(std::move(name), instruction, start, end);
 }
 
 // `n` executions; execution i takes 10 + i ticks for its add, 100 ticks in all.
