@@ -21,8 +21,10 @@ Event profile(std::string name, int32_t instruction, uint64_t start, uint64_t en
   return testing::profile_event(std::move(name), instruction, start, end);
 }
 
-// `n` executions; execution i takes 10 + i ticks for its add, 100 ticks in all.
-Trace sample(int n) {
+// `n` executions; execution i takes 10 + i ticks for its add, 100 ticks in all. With
+// `device`, per execution one `prof:sim` event inside each instruction (7 and 5 ticks) and one
+// outside any instruction (3 ticks).
+Trace sample(int n, bool device = false) {
   ETDump dump;
   for (int i = 0; i < n; ++i) {
     const uint64_t t0 = 1000 * static_cast<uint64_t>(i);
@@ -33,9 +35,16 @@ Trace sample(int n) {
     b.events.push_back(profile("native_call_mul.out", 1, t0 + 50, t0 + 60));
     b.events.push_back(profile("OPERATOR_CALL", 1, t0 + 45, t0 + 70));
     b.events.push_back(profile("Method::execute", -1, t0, t0 + 100));
+    for (auto [instruction, start, end] : {std::tuple{0, 3, 10}, {1, 50, 55}, {-1, 95, 98}}) {
+      if (!device) break;
+      Event d = profile("", instruction, t0 + static_cast<uint64_t>(start),
+                        t0 + static_cast<uint64_t>(end));
+      d.profile.delegate_debug_id_str = "prof:sim:OPERATOR_CALL";
+      b.events.push_back(d);
+    }
     dump.blocks.push_back(b);
   }
-  Result<Trace> t = build_trace(dump, "s.etdump");
+  Result<Trace> t = build_trace(dump, device ? "d.etdump" : "s.etdump");
   REQUIRE(t.ok());
   return std::move(t).get();
 }
@@ -299,31 +308,7 @@ TEST_CASE("stats: profiler counters gathered in the stats pass equal those of th
   CHECK(got.groups[0].totals == std::vector<uint64_t>{7});
 }
 
-// `sample(n)` with device events: per execution one `prof:sim` event inside each instruction
-// (7 and 5 ticks) and one outside any instruction (3 ticks).
-Trace sample_with_device(int n) {
-  ETDump dump;
-  for (int i = 0; i < n; ++i) {
-    const uint64_t t0 = 1000 * static_cast<uint64_t>(i);
-    RunBlock b;
-    b.name = "forward";
-    b.events.push_back(profile("native_call_add.out", 0, t0 + 2, t0 + 12 + static_cast<uint64_t>(i)));
-    b.events.push_back(profile("OPERATOR_CALL", 0, t0 + 1, t0 + 40));
-    b.events.push_back(profile("native_call_mul.out", 1, t0 + 50, t0 + 60));
-    b.events.push_back(profile("OPERATOR_CALL", 1, t0 + 45, t0 + 70));
-    b.events.push_back(profile("Method::execute", -1, t0, t0 + 100));
-    for (auto [instruction, start, end] : {std::tuple{0, 3, 10}, {1, 50, 55}, {-1, 95, 98}}) {
-      Event d = profile("", instruction, t0 + static_cast<uint64_t>(start),
-                        t0 + static_cast<uint64_t>(end));
-      d.profile.delegate_debug_id_str = "prof:sim:OPERATOR_CALL";
-      b.events.push_back(d);
-    }
-    dump.blocks.push_back(b);
-  }
-  Result<Trace> t = build_trace(dump, "d.etdump");
-  REQUIRE(t.ok());
-  return std::move(t).get();
-}
+Trace sample_with_device(int n) { return sample(n, true); }
 
 const GroupStats* find_group(const std::vector<GroupStats>& s, const std::string& key) {
   for (const GroupStats& g : s) {
