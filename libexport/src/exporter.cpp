@@ -91,6 +91,13 @@ std::pair<std::string, std::string> split_operator(std::string_view full) {
 fb::ScalarType fb_dtype(ScalarType t) { return static_cast<fb::ScalarType>(static_cast<int8_t>(t)); }
 
 // Builds one execution plan.
+// A delegate region of a method (its ops [begin, end)) and what the lowering made of it.
+struct LoweredRegion {
+  size_t begin = 0, end = 0;
+  DelegateLowering::Region region;
+  DelegateLowering::Lowered lowered;
+};
+
 class PlanWriter {
  public:
   PlanWriter(flatbuffers::FlatBufferBuilder& fbb, const Model& model, DataTables& tables,
@@ -117,6 +124,10 @@ class PlanWriter {
   }
   int32_t add_int(int64_t v) { return add_value(fb::KernelTypes::Int, fb::CreateInt(fbb_, v).Union()); }
   int32_t add_arg(const Arg& a);
+  /// The delegate region starting at op `k` of `m`, lowered. Errors: the lowering's, with the
+  /// region's first op path in front.
+  Result<LoweredRegion> lower_region_at(const Method& m, size_t k,
+                                        const std::vector<int32_t>& last_use);
 
   flatbuffers::FlatBufferBuilder& fbb_;
   const Model& model_;
@@ -175,6 +186,52 @@ int32_t PlanWriter::add_arg(const Arg& a) {
   return -1;
 }
 
+Result<LoweredRegion> PlanWriter::lower_region_at(const Method& m, size_t k,
+                                                  const std::vector<int32_t>& last_use) {
+  const Op& op = m.ops[k];
+  LoweredRegion r;
+  r.begin = k;
+  r.end = k;
+  while (r.end < m.ops.size() && m.ops[r.end].delegate == op.delegate) ++r.end;
+  DelegateLowering::Region& region = r.region;
+  region.model = &model_;
+  region.method = &m;
+  region.group = &model_.delegates.at(op.delegate);
+  std::vector<bool> defined(m.values.size(), false);
+  std::vector<int32_t> written_buffers;
+  for (size_t j = k; j < r.end; ++j) {
+    region.ops.push_back(j);
+    for_each_tensor(m.ops[j], [&](int32_t t) {
+      if (!defined[static_cast<size_t>(t)] &&
+          std::find(region.inputs.begin(), region.inputs.end(), t) == region.inputs.end()) {
+        region.inputs.push_back(t);
+      }
+    });
+    const auto out = static_cast<size_t>(m.ops[j].out);
+    defined[out] = true;
+    if (m.values[out].kind == ValueKind::Buffer) {
+      if (std::find(written_buffers.begin(), written_buffers.end(), m.ops[j].out) ==
+          written_buffers.end()) {
+        written_buffers.push_back(m.ops[j].out);
+      }
+    } else if (last_use[out] >= static_cast<int32_t>(r.end)) {
+      region.outputs.push_back(m.ops[j].out);
+    }
+  }
+  region.outputs.insert(region.outputs.end(), written_buffers.begin(), written_buffers.end());
+  Result<DelegateLowering::Lowered> lowered = lowering_->lower(region);
+  if (!lowered.ok()) return lowered.error().with_context("%s", op.path.c_str());
+  r.lowered = std::move(lowered).get();
+  for (int32_t v : r.lowered.embedded_inputs) {
+    if (std::find(region.inputs.begin(), region.inputs.end(), v) == region.inputs.end() ||
+        m.values[static_cast<size_t>(v)].kind != ValueKind::Constant) {
+      return Error(ErrorCode::Internal, "%s: the lowering embeds '%s', not a constant input of "
+                   "the region", op.path.c_str(), m.values[static_cast<size_t>(v)].name.c_str());
+    }
+  }
+  return r;
+}
+
 Result<flatbuffers::Offset<fb::ExecutionPlan>> PlanWriter::write(
     const Method& m, MethodReport* report, std::vector<InstructionRecord>* records) {
   const auto num_ops = static_cast<int32_t>(m.ops.size());
@@ -207,6 +264,29 @@ Result<flatbuffers::Offset<fb::ExecutionPlan>> PlanWriter::write(
     items.push_back(item);
     report->unshared_bytes += item.size;
   }
+  // Delegate regions are lowered before the value table is written: a constant that only
+  // lowered regions read, and that their blobs carry themselves, needs no data in the program.
+  std::vector<LoweredRegion> regions;
+  std::vector<bool> read_outside_blobs(m.values.size(), false);  // by a kernel, call or output
+  std::vector<bool> embedded(m.values.size(), false);
+  for (int32_t o : m.outputs) read_outside_blobs[static_cast<size_t>(o)] = true;
+  for (size_t k = 0; k < m.ops.size();) {
+    if (m.ops[k].delegate.empty()) {
+      for_each_tensor(m.ops[k], [&](int32_t t) { read_outside_blobs[static_cast<size_t>(t)] = true; });
+      ++k;
+      continue;
+    }
+    ETKIT_ASSIGN_OR_RETURN(LoweredRegion r, lower_region_at(m, k, last_use));
+    for (int32_t v : r.region.inputs) {
+      const bool carried = std::find(r.lowered.embedded_inputs.begin(),
+                                     r.lowered.embedded_inputs.end(),
+                                     v) != r.lowered.embedded_inputs.end();
+      (carried ? embedded : read_outside_blobs)[static_cast<size_t>(v)] = true;
+    }
+    k = r.end;
+    regions.push_back(std::move(r));
+  }
+
   const MemoryPlan plan = plan_greedy_by_size(items);
   std::vector<int64_t> offsets(m.values.size(), -1);
   for (size_t i = 0; i < planned.size(); ++i) offsets[planned[i]] = static_cast<int64_t>(plan.offsets[i]);
@@ -224,7 +304,11 @@ Result<flatbuffers::Offset<fb::ExecutionPlan>> PlanWriter::write(
     flatbuffers::Offset<fb::ExtraTensorInfo> extra = 0;
     switch (value.kind) {
       case ValueKind::Constant:
-        data_idx = tables_.add_constant(model_.constants[static_cast<size_t>(value.ref)].data);
+        // A constant only delegate blobs read lives in them: its value keeps its index but has
+        // no data (nothing in the program reads it).
+        if (!embedded[v] || read_outside_blobs[v]) {
+          data_idx = tables_.add_constant(model_.constants[static_cast<size_t>(value.ref)].data);
+        }
         break;
       case ValueKind::Buffer: {
         const BufferPlacement& p = arena_[static_cast<size_t>(value.ref)];
@@ -255,6 +339,7 @@ Result<flatbuffers::Offset<fb::ExecutionPlan>> PlanWriter::write(
   std::vector<std::string> op_names;
   std::vector<flatbuffers::Offset<fb::Instruction>> instructions;
   std::vector<flatbuffers::Offset<fb::BackendDelegate>> delegates;
+  size_t next_region = 0;
   for (size_t k = 0; k < m.ops.size();) {
     const Op& op = m.ops[k];
     const std::string full(op.schema->name);
@@ -277,36 +362,10 @@ Result<flatbuffers::Offset<fb::ExecutionPlan>> PlanWriter::write(
       ++k;
       continue;
     }
-    size_t end = k;
-    while (end < m.ops.size() && m.ops[end].delegate == op.delegate) ++end;
-    DelegateLowering::Region region;
-    region.model = &model_;
-    region.method = &m;
-    region.group = &model_.delegates.at(op.delegate);
-    std::vector<bool> defined(m.values.size(), false);
-    std::vector<int32_t> written_buffers;
-    for (size_t j = k; j < end; ++j) {
-      region.ops.push_back(j);
-      for_each_tensor(m.ops[j], [&](int32_t t) {
-        if (!defined[static_cast<size_t>(t)] &&
-            std::find(region.inputs.begin(), region.inputs.end(), t) == region.inputs.end()) {
-          region.inputs.push_back(t);
-        }
-      });
-      const auto out = static_cast<size_t>(m.ops[j].out);
-      defined[out] = true;
-      if (m.values[out].kind == ValueKind::Buffer) {
-        if (std::find(written_buffers.begin(), written_buffers.end(), m.ops[j].out) ==
-            written_buffers.end()) {
-          written_buffers.push_back(m.ops[j].out);
-        }
-      } else if (last_use[out] >= static_cast<int32_t>(end)) {
-        region.outputs.push_back(m.ops[j].out);
-      }
-    }
-    region.outputs.insert(region.outputs.end(), written_buffers.begin(), written_buffers.end());
-    Result<DelegateLowering::Lowered> lowered = lowering_->lower(region);
-    if (!lowered.ok()) return lowered.error().with_context("%s", op.path.c_str());
+    const LoweredRegion& lr = regions[next_region++];
+    const size_t end = lr.end;
+    const DelegateLowering::Region& region = lr.region;
+    const DelegateLowering::Lowered* lowered = &lr.lowered;
     const auto segment = static_cast<uint32_t>(first_blob_segment_ + blobs_->size());
     blobs_->push_back(lowered->processed);
     std::vector<flatbuffers::Offset<fb::CompileSpec>> specs;
@@ -317,7 +376,14 @@ Result<flatbuffers::Offset<fb::ExecutionPlan>> PlanWriter::write(
     const auto delegate_index = static_cast<int32_t>(delegates.size());
     delegates.push_back(
         fb::CreateBackendDelegateDirect(fbb_, region.group->backend.c_str(), reference, &specs));
-    std::vector<int32_t> args = region.inputs;
+    // The call passes the region's inputs but those its blob carries, then its outputs.
+    std::vector<int32_t> args;
+    for (int32_t v : region.inputs) {
+      if (std::find(lowered->embedded_inputs.begin(), lowered->embedded_inputs.end(), v) ==
+          lowered->embedded_inputs.end()) {
+        args.push_back(v);
+      }
+    }
     args.insert(args.end(), region.outputs.begin(), region.outputs.end());
     auto call = fb::CreateDelegateCallDirect(fbb_, delegate_index, &args);
     instructions.push_back(

@@ -3,6 +3,7 @@
 #include "etkit/export/lower_fused.h"
 
 #include <algorithm>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -215,10 +216,27 @@ Result<DelegateLowering::Lowered> lower_region(const DelegateLowering::Region& r
     steps.push_back(std::move(d));
   }
 
-  // The call's values: the region's inputs, then its outputs.
-  std::vector<int32_t> call = region.inputs;
-  call.insert(call.end(), region.outputs.begin(), region.outputs.end());
+  // Float constants (weights, biases) go into the blob, as delegates keep their parameters; the
+  // call's values are the other inputs, then the outputs.
+  const Model& model = *region.model;
   flatbuffers::FlatBufferBuilder b;
+  std::vector<int32_t> embedded;
+  std::vector<flatbuffers::Offset<fb::Constant>> constants;
+  std::vector<int32_t> call;
+  for (const int32_t v : region.inputs) {
+    const Value& value = method.values[static_cast<size_t>(v)];
+    if (value.kind != ValueKind::Constant || value.type.dtype != ScalarType::Float) {
+      call.push_back(v);
+      continue;
+    }
+    const std::vector<uint8_t>& bytes = model.constants[static_cast<size_t>(value.ref)].data;
+    std::vector<float> data(bytes.size() / sizeof(float));
+    if (!data.empty()) std::memcpy(data.data(), bytes.data(), data.size() * sizeof(float));
+    constants.push_back(fb::CreateConstantDirect(b, &value.type.shape, &data));
+    embedded.push_back(v);
+  }
+  const size_t num_call_inputs = call.size();
+  call.insert(call.end(), region.outputs.begin(), region.outputs.end());
   std::vector<flatbuffers::Offset<fb::Argument>> arguments;
   for (const int32_t v : call) {
     const Value& value = method.values[static_cast<size_t>(v)];
@@ -238,16 +256,20 @@ Result<DelegateLowering::Lowered> lower_region(const DelegateLowering::Region& r
       const int32_t step = step_of[static_cast<size_t>(t)];
       if (step >= 0 && static_cast<size_t>(step) < s) {
         operands.emplace_back(fb::OperandKind::Step, static_cast<uint32_t>(step));
+      } else if (const int32_t c = index_in(embedded, t); c >= 0) {
+        operands.emplace_back(fb::OperandKind::Constant, static_cast<uint32_t>(c));
       } else {
-        const int32_t a = index_in(region.inputs, t);
-        if (a < 0) return fail(d.path, "operand '" + method.values[static_cast<size_t>(t)].name +
-                                           "' is neither a region input nor an earlier result");
+        const int32_t a = index_in(call, t);
+        if (a < 0 || static_cast<size_t>(a) >= num_call_inputs) {
+          return fail(d.path, "operand '" + method.values[static_cast<size_t>(t)].name +
+                                  "' is neither a region input nor an earlier result");
+        }
         operands.emplace_back(fb::OperandKind::Argument, static_cast<uint32_t>(a));
       }
     }
     const int32_t out_index = index_in(region.outputs, d.out);
     const int32_t output =
-        out_index < 0 ? -1 : static_cast<int32_t>(region.inputs.size()) + out_index;
+        out_index < 0 ? -1 : static_cast<int32_t>(num_call_inputs) + out_index;
     std::optional<inspect::DelegateIdentifier> wanted;
     if (!generated) {
       if (strings) {
@@ -270,12 +292,13 @@ Result<DelegateLowering::Lowered> lower_region(const DelegateLowering::Region& r
   b.Finish(fb::CreateFusedProgramDirect(
                b, 1, strings ? fb::IdentifierKind::String : fb::IdentifierKind::Int,
                region.group->timing == "post" ? fb::Timing::PostTime : fb::Timing::Live,
-               &arguments, nullptr, &built),
+               &arguments, &constants, &built),
            fb::FusedProgramIdentifier());
 
   Lowered lowered;
   lowered.processed.assign(b.GetBufferPointer(), b.GetBufferPointer() + b.GetSize());
   lowered.identifiers = builder.mapping();
+  lowered.embedded_inputs = std::move(embedded);
   return lowered;
 }
 

@@ -110,6 +110,102 @@ TEST_CASE("fused lowering: a delegated region computes what the portable export 
   }
 }
 
+// The program of `p` loaded, with its first plan and that plan's first delegate's blob.
+struct LoadedFused {
+  testing::AlignedBytes bytes;
+  std::unique_ptr<BufferDataLoader> loader;
+  Result<Program> program = Error(ErrorCode::Internal, "not loaded");
+  const executorch_flatbuffer::ExecutionPlan* plan = nullptr;
+  const etkit_fused::FusedProgram* blob = nullptr;
+};
+
+std::unique_ptr<LoadedFused> load_fused(const ExportedProgram& p) {
+  auto l = std::make_unique<LoadedFused>();
+  l->bytes.assign(p.bytes);
+  l->loader = std::make_unique<BufferDataLoader>(l->bytes.span());
+  l->program = Program::load(*l->loader);
+  REQUIRE_MESSAGE(l->program.ok(), l->program.error().message());
+  const auto* root = static_cast<const executorch_flatbuffer::Program*>(l->program->flatbuffer_root());
+  l->plan = root->execution_plan()->Get(0);
+  const auto* processed = l->plan->delegates()->Get(0)->processed();
+  Result<std::span<const uint8_t>> blob = l->program->segment_data(processed->index());
+  REQUIRE(blob.ok());
+  l->blob = etkit_fused::GetFusedProgram(blob->data());
+  return l;
+}
+
+// The DelegateCall's argument value indices.
+std::vector<int32_t> call_args(const LoadedFused& l) {
+  for (const auto* ins : *l.plan->chains()->Get(0)->instructions()) {
+    if (const auto* call = ins->instr_args_as_DelegateCall()) {
+      return std::vector<int32_t>(call->args()->begin(), call->args()->end());
+    }
+  }
+  FAIL("no DelegateCall");
+  return {};
+}
+
+// The index of the value named `name` in the first method of the description `text`.
+int32_t value_index(const std::string& text, const std::string& name) {
+  Result<Model> model = parse_model(text, "", "t.json");
+  REQUIRE(model.ok());
+  const std::vector<Value>& values = model->methods[0].values;
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (values[i].name == name) return static_cast<int32_t>(i);
+  }
+  FAIL("no value " << name);
+  return -1;
+}
+
+// The constant data index of value `v` (0: none).
+uint32_t data_index(const LoadedFused& l, int32_t v) {
+  return l.plan->values()->Get(static_cast<uint32_t>(v))->val_as_Tensor()->data_buffer_idx();
+}
+
+TEST_CASE("fused lowering: the blob carries the region's weights; the call passes activations") {
+  const std::string text = model_text(R"(, "delegate": "fused")", delegates("int", "manual"));
+  Result<ExportedProgram> fused = export_with(text);
+  REQUIRE_MESSAGE(fused.ok(), fused.error().message());
+  auto l = load_fused(*fused);
+  // w1, b1 and c live in the blob; the call passes x, then y and h.
+  REQUIRE(l->blob->constants() != nullptr);
+  CHECK(l->blob->constants()->size() == 3);
+  CHECK(l->blob->arguments()->size() == 3);
+  const std::vector<int32_t> args = call_args(*l);
+  CHECK(args.size() == 3);
+  CHECK(args[0] == value_index(text, "x"));
+  // Nothing else reads w1, b1 and c, so the program holds no data for them.
+  for (const char* name : {"w1", "b1", "c"}) {
+    CAPTURE(name);
+    const int32_t v = value_index(text, name);
+    CHECK(std::find(args.begin(), args.end(), v) == args.end());
+    CHECK(data_index(*l, v) == 0);
+  }
+
+  // A constant a kernel outside the region reads too keeps its data; the call still does not
+  // pass it.
+  const std::string shared_text = R"({"format": "etkit-model", "version": 1,
+    "constants": [{"name": "k", "dtype": "float32", "shape": [4], "values": [1, 2, 3, 4]}],
+    "delegates": {"g": {"backend": "EtkitFusedBackend"}},
+    "methods": [{"name": "forward", "inputs": [{"name": "x", "dtype": "float32", "shape": [4]}],
+      "ops": [{"op": "aten::add.out", "args": ["x", "k"], "name": "a", "delegate": "g"},
+              {"op": "aten::mul.out", "args": ["a", "k"], "name": "b"}],
+      "outputs": ["b"]}]})";
+  Result<Model> model = parse_model(shared_text, "", "t.json");
+  REQUIRE_MESSAGE(model.ok(), model.error().message());
+  static const FusedLowering lowering;
+  ExportOptions options;
+  options.lowering = &lowering;
+  Result<ExportedProgram> shared = export_program(*model, options);
+  REQUIRE_MESSAGE(shared.ok(), shared.error().message());
+  auto s = load_fused(*shared);
+  CHECK(s->blob->constants()->size() == 1);
+  const std::vector<int32_t> shared_args = call_args(*s);
+  const int32_t k = value_index(shared_text, "k");
+  CHECK(std::find(shared_args.begin(), shared_args.end(), k) == shared_args.end());
+  CHECK(data_index(*s, k) > 0);
+}
+
 TEST_CASE("fused lowering: the group's timing goes into the blob") {
   for (const auto& [timing, want] :
        {std::pair<std::string, etkit_fused::Timing>{"", etkit_fused::Timing::Live},

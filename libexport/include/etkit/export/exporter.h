@@ -51,6 +51,10 @@ class DelegateLowering {
     /// Delegate debug identifier -> debug handles of the region's ops (DelegateMappingBuilder's
     /// result); of the group's identifier kind.
     std::map<inspect::DelegateIdentifier, std::vector<uint32_t>> identifiers;
+    /// Constant inputs of the region the blob carries itself (value indices, a subset of
+    /// `Region::inputs`): the DelegateCall does not pass them, and a constant nothing else in
+    /// the method reads keeps its value but no data in the program.
+    std::vector<int32_t> embedded_inputs;
   };
   /// Lowers `region`. Errors are reported with the region's first op path in front.
   virtual Result<Lowered> lower(const Region& region) const = 0;
