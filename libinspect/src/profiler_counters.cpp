@@ -146,6 +146,63 @@ Table profiler_counters_table(const ProfilerCounters& counters, bool by_instruct
   return t;
 }
 
+bool add_counter_columns(Table& stats, const ProfilerCounters& counters) {
+  if (stats.columns.size() < 2 || counters.empty()) return false;
+  const std::string key = stats.columns[1].name;
+  if (key != "name" && key != "instruction" && key != "operator") return false;
+  const bool by_instruction = key == "instruction";
+  // The column holding each row's op (instruction rows: `device:<device>` for a device).
+  size_t op_column = 0;
+  for (size_t c = 0; c < stats.columns.size(); ++c) {
+    if (stats.columns[c].name == "op") op_column = c;
+  }
+  if (by_instruction && op_column == 0) return false;
+  constexpr std::string_view kDevice = "device:";
+  const size_t first = stats.columns.size();
+  for (const std::string& n : counters.names) {
+    bool taken = false;
+    for (size_t c = 0; c < first; ++c) {
+      taken = taken || stats.columns[c].name == n || stats.columns[c].name == n + "_per_event";
+    }
+    const std::string name = taken ? "counter_" + n : n;
+    stats.columns.push_back({name, 0});
+    stats.columns.push_back({name + "_per_event", 1});
+  }
+  for (std::vector<Cell>& row : stats.rows) {
+    const auto* method = std::get_if<std::string>(&row[0]);
+    uint64_t count = 0;
+    std::vector<uint64_t> totals(counters.names.size(), 0);
+    for (const CounterGroup& g : counters.groups) {
+      if (method == nullptr || g.method != *method) continue;
+      bool match = false;
+      if (key == "name") {
+        const auto* name = std::get_if<std::string>(&row[1]);
+        match = name != nullptr && *name == g.key;
+      } else {
+        const auto* op = std::get_if<std::string>(&row[key == "operator" ? 1 : op_column]);
+        match = op != nullptr && op->starts_with(kDevice) && op->substr(kDevice.size()) == g.device;
+        if (match && by_instruction) {
+          const auto* instruction = std::get_if<int64_t>(&row[1]);
+          match = instruction != nullptr && std::to_string(*instruction) == g.key;
+        }
+      }
+      if (!match) continue;
+      count += g.count;
+      for (size_t i = 0; i < totals.size() && i < g.totals.size(); ++i) totals[i] += g.totals[i];
+    }
+    for (uint64_t total : totals) {
+      if (count == 0) {
+        row.emplace_back(std::monostate{});
+        row.emplace_back(std::monostate{});
+      } else {
+        row.emplace_back(static_cast<int64_t>(total));
+        row.emplace_back(static_cast<double>(total) / static_cast<double>(count));
+      }
+    }
+  }
+  return true;
+}
+
 Result<Table> dump_counters_table(const std::string& path, std::span<const uint8_t> bytes,
                                   bool by_instruction) {
   std::vector<uint8_t> file;

@@ -119,10 +119,18 @@ int run_stats(const StatsOptions& options) {
     if (!d.select_error.empty()) return fail(d.select_error);
   }
   std::vector<inspect::Table> tables;
+  // Counters of profiler backends (trace-run --profiler perf) go into the statistics as extra
+  // columns, or as a table of their own where the grouping cannot take them.
   auto add_tables = [&](inspect::StatsAccumulator& acc, inspect::StatsAccumulator* ops,
-                        const std::string& what) {
+                        const std::string& what, const inspect::ProfilerCounters* counters) {
     tables.push_back(inspect::stats_table(acc.finish(sort), by, unit, options.top,
                                           "statistics of " + what));
+    std::optional<inspect::Table> counter_table;
+    if (counters != nullptr && !counters->empty() &&
+        !inspect::add_counter_columns(tables.back(), *counters)) {
+      counter_table = inspect::profiler_counters_table(
+          *counters, by == inspect::GroupBy::Instruction, "profiler counters of " + what);
+    }
     std::vector<inspect::GroupStats> op_stats =
         ops != nullptr ? ops->finish(inspect::SortKey::Total) : acc.finish(inspect::SortKey::Total);
     // Profiler device events (trace-run --profiler) apart from the host's operators.
@@ -131,15 +139,11 @@ int run_stats(const StatsOptions& options) {
     tables.push_back(
         inspect::operator_summary_table(std::move(op_stats), unit, "operator summary of " + what));
     if (!devices.rows.empty()) tables.push_back(std::move(devices));
+    if (counter_table) tables.push_back(std::move(*counter_table));
   };
   for (DumpStats& d : dumps) {
-    add_tables(*d.by, d.ops.get(), d.path);
-    // Counters of profiler backends (trace-run --profiler perf), when the selection has any.
     const inspect::ProfilerCounters counters = d.counters->finish();
-    if (!counters.empty()) {
-      tables.push_back(inspect::profiler_counters_table(
-          counters, by == inspect::GroupBy::Instruction, "profiler counters of " + d.path));
-    }
+    add_tables(*d.by, d.ops.get(), d.path, &counters);
   }
   if (pooled) {
     inspect::StatsAccumulator all(by, true, m);
@@ -149,7 +153,7 @@ int run_stats(const StatsOptions& options) {
       if (d.ops) all_ops.merge(*d.ops);
     }
     add_tables(all, by != inspect::GroupBy::Operator ? &all_ops : nullptr,
-               "all " + std::to_string(dumps.size()) + " dumps");
+               "all " + std::to_string(dumps.size()) + " dumps", nullptr);
   }
   print_tables(tables, *inspect::parse_format(options.format));
   return kExitOk;

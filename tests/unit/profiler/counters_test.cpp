@@ -112,3 +112,75 @@ TEST_CASE("profiler counters: the table of a dump, empty without counters, error
 
 }  // namespace
 }  // namespace etkit::inspect
+
+namespace etkit::inspect {
+namespace {
+
+// A statistics table shaped as `stats_table` makes it: method, KEY[, op], count.
+Table stats_like(const std::string& key, bool with_op, std::vector<std::vector<Cell>> rows) {
+  Table t;
+  t.columns = {{"method", 0}, {key, 0}};
+  if (with_op) t.columns.push_back({"op", 0});
+  t.columns.push_back({"count", 0});
+  t.rows = std::move(rows);
+  return t;
+}
+
+ProfilerCounters two_devices(bool by_instruction) {
+  ProfilerCounters c;
+  c.names = {"cycles", "count"};  // "count" clashes with a statistics column
+  c.groups = {{"forward", by_instruction ? "0" : "prof:perf:OPERATOR_CALL", "perf", 2, {200, 4}},
+              {"forward", by_instruction ? "1" : "prof:perf:DELEGATE_CALL", "perf", 1, {50, 1}},
+              {"forward", by_instruction ? "1" : "prof:toy:step", "toy", 4, {8, 0}}};
+  return c;
+}
+
+TEST_CASE("profiler counters: extra columns on the statistics rows they belong to") {
+  SUBCASE("by name") {
+    Table t = stats_like("name", false,
+                         {{std::string("forward"), std::string("OPERATOR_CALL"), int64_t{5}},
+                          {std::string("forward"), std::string("prof:perf:OPERATOR_CALL"), int64_t{2}},
+                          {std::string("encode"), std::string("prof:perf:OPERATOR_CALL"), int64_t{1}}});
+    REQUIRE(add_counter_columns(t, two_devices(false)));
+    REQUIRE(t.columns.size() == 7);
+    CHECK(t.columns[3].name == "cycles");
+    CHECK(t.columns[4].name == "cycles_per_event");
+    CHECK(t.columns[5].name == "counter_count");
+    CHECK(t.columns[6].name == "counter_count_per_event");
+    CHECK(std::holds_alternative<std::monostate>(t.rows[0][3]));  // a host event
+    CHECK(std::get<int64_t>(t.rows[1][3]) == 200);
+    CHECK(std::get<double>(t.rows[1][4]) == 100.0);
+    CHECK(std::get<int64_t>(t.rows[1][5]) == 4);
+    CHECK(std::holds_alternative<std::monostate>(t.rows[2][3]));  // another method
+  }
+  SUBCASE("by instruction: the device rows of each instruction") {
+    Table t = stats_like("instruction", true,
+                         {{std::string("forward"), int64_t{1}, std::string("add.out"), int64_t{3}},
+                          {std::string("forward"), int64_t{1}, std::string("device:perf"), int64_t{1}},
+                          {std::string("forward"), int64_t{1}, std::string("device:toy"), int64_t{4}},
+                          {std::string("forward"), int64_t{0}, std::string("device:perf"), int64_t{2}}});
+    REQUIRE(add_counter_columns(t, two_devices(true)));
+    CHECK(std::holds_alternative<std::monostate>(t.rows[0][4]));
+    CHECK(std::get<int64_t>(t.rows[1][4]) == 50);
+    CHECK(std::get<int64_t>(t.rows[2][4]) == 8);
+    CHECK(std::get<double>(t.rows[2][5]) == 2.0);
+    CHECK(std::get<int64_t>(t.rows[3][4]) == 200);
+  }
+  SUBCASE("by operator: a device's groups summed") {
+    Table t = stats_like("operator", false,
+                         {{std::string("forward"), std::string("device:perf"), int64_t{3}},
+                          {std::string("forward"), std::string("add.out"), int64_t{3}}});
+    REQUIRE(add_counter_columns(t, two_devices(false)));
+    CHECK(std::get<int64_t>(t.rows[0][3]) == 250);
+    CHECK(std::get<double>(t.rows[0][4]) == doctest::Approx(250.0 / 3));
+    CHECK(std::holds_alternative<std::monostate>(t.rows[1][3]));
+  }
+  SUBCASE("by debug handle: no mapping, the table is left alone") {
+    Table t = stats_like("debug_handle", true, {});
+    CHECK_FALSE(add_counter_columns(t, two_devices(false)));
+    CHECK(t.columns.size() == 4);
+  }
+}
+
+}  // namespace
+}  // namespace etkit::inspect

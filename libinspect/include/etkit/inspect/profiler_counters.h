@@ -72,6 +72,16 @@ class CounterAccumulator {
 Table profiler_counters_table(const ProfilerCounters& counters, bool by_instruction,
                               std::string title);
 
+/// Appends the counters to the rows of a `stats_table` they belong to, as extra columns: per
+/// counter `<counter>` (total) and `<counter>_per_event` (mean over the events that carried
+/// counters; `counter_<counter>...` when the name is one of the table's columns already), empty
+/// on other rows. The grouping is read from the table's key column: `name` rows match a group's
+/// event id; `instruction` rows whose op is `device:<device>` match that instruction's group of
+/// the device (`counters` grouped by instruction); `operator` rows `device:<device>` get the sum
+/// of the device's groups. Returns false, leaving `stats` unchanged, for a grouping the counters
+/// do not map to (`debug_handle`): print `profiler_counters_table` instead.
+bool add_counter_columns(Table& stats, const ProfilerCounters& counters);
+
 /// The counters table of a dump, titled "profiler counters of PATH": from `bytes` when not
 /// empty (a dump read from stdin), else from the file at `path`. A table without rows when the
 /// dump records no counters; that case is quick: the bytes are searched for the metadata key
