@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <charconv>
 #include <cstring>
-#include <fstream>
-#include <iterator>
 #include <map>
 #include <tuple>
 
@@ -201,28 +199,6 @@ bool add_counter_columns(Table& stats, const ProfilerCounters& counters) {
     }
   }
   return true;
-}
-
-Result<Table> dump_counters_table(const std::string& path, std::span<const uint8_t> bytes,
-                                  bool by_instruction) {
-  std::vector<uint8_t> file;
-  if (bytes.empty()) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return Error(ErrorCode::AccessFailed, "%s: cannot read the dump", path.c_str());
-    file.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-    bytes = file;
-  }
-  Table empty;
-  empty.title = "profiler counters of " + path;
-  constexpr std::string_view key = ".counters=";
-  const auto* begin = reinterpret_cast<const char*>(bytes.data());
-  if (std::search(begin, begin + bytes.size(), key.begin(), key.end()) == begin + bytes.size()) {
-    return empty;
-  }
-  Result<ETDump> dump = read_etdump(bytes);
-  if (!dump.ok()) return dump.error().with_context("%s", path.c_str());
-  return profiler_counters_table(profiler_counters(*dump, by_instruction), by_instruction,
-                                 std::move(empty.title));
 }
 
 }  // namespace etkit::inspect

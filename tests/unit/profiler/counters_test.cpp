@@ -77,39 +77,6 @@ TEST_CASE("profiler counters: summed per event name and per instruction, load bl
   CHECK(std::get<int64_t>(t.rows[0][1]) == 3);
 }
 
-TEST_CASE("profiler counters: the table of a dump, empty without counters, errors name the file") {
-  std::vector<uint8_t> memory(1 << 16);
-  FakeClock clock;
-  ETDumpWriter writer(memory, clock);
-  writer.create_event_block("forward");
-  writer.log_profiling_delegate("prof:sim:OPERATOR_CALL", -1, 1, 2, bytes("etkit-prof/1;device=sim"));
-  std::vector<uint8_t> plain = writer.serialize();
-  Result<Table> none = dump_counters_table("a.etdump", plain, false);
-  REQUIRE(none.ok());
-  CHECK(none->rows.empty());
-  CHECK(none->title == "profiler counters of a.etdump");
-
-  writer.log_profiling_delegate("prof:perf:OPERATOR_CALL", -1, 1, 2,
-                                bytes("etkit-prof/1;device=perf;cycles=9"));
-  const std::vector<std::string> meta = {"profiler.perf.counters=cycles"};
-  std::vector<uint8_t> with = writer.serialize(meta);
-  Result<Table> some = dump_counters_table("b.etdump", with, false);
-  REQUIRE(some.ok());
-  REQUIRE(some->rows.size() == 1);
-  CHECK(std::get<int64_t>(some->rows[0][4]) == 9);
-
-  Result<Table> missing = dump_counters_table("/nonexistent/x.etdump", {}, false);
-  REQUIRE_FALSE(missing.ok());
-  CHECK(std::string(missing.error().message()) == "/nonexistent/x.etdump: cannot read the dump");
-  // Bytes that hold the key but are no dump.
-  std::vector<uint8_t> broken(64, 0);
-  const std::string key = "profiler.perf.counters=cycles";
-  std::copy(key.begin(), key.end(), broken.begin() + 16);
-  Result<Table> bad = dump_counters_table("c.etdump", broken, false);
-  REQUIRE_FALSE(bad.ok());
-  CHECK(std::string(bad.error().message()).rfind("c.etdump: ", 0) == 0);
-}
-
 }  // namespace
 }  // namespace etkit::inspect
 

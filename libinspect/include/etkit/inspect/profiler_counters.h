@@ -7,7 +7,6 @@
 
 #include <cstdint>
 #include <map>
-#include <span>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -81,13 +80,5 @@ Table profiler_counters_table(const ProfilerCounters& counters, bool by_instruct
 /// of the device's groups. Returns false, leaving `stats` unchanged, for a grouping the counters
 /// do not map to (`debug_handle`): print `profiler_counters_table` instead.
 bool add_counter_columns(Table& stats, const ProfilerCounters& counters);
-
-/// The counters table of a dump, titled "profiler counters of PATH": from `bytes` when not
-/// empty (a dump read from stdin), else from the file at `path`. A table without rows when the
-/// dump records no counters; that case is quick: the bytes are searched for the metadata key
-/// (`profiler.<device>.counters`) before anything is parsed. Errors: `AccessFailed` for an
-/// unreadable file, and those of `read_etdump`, each starting with "PATH: ".
-Result<Table> dump_counters_table(const std::string& path, std::span<const uint8_t> bytes,
-                                  bool by_instruction);
 
 }  // namespace etkit::inspect
