@@ -56,7 +56,7 @@ struct Sigmoid {
 struct Silu {
   template <typename T>
   [[gnu::always_inline]] T operator()(T x) const {
-    return x * sigmoid_of(x);
+    return silu_of(x);
   }
 };
 
@@ -176,7 +176,11 @@ void gelu_out(KernelContext& ctx, std::span<EValue*> args) {
     using C = typename decltype(tag)::type;
     if constexpr (std::is_floating_point_v<C>) {
       if (use_tanh) {
-        elementwise<C, 1>(*out, {in}, GeluTanh{});
+        if constexpr (std::is_same_v<C, float>) {
+          elementwise<C, 1>(*out, {in}, GeluTanh{}, float_loops().gelu_tanh);
+        } else {
+          elementwise<C, 1>(*out, {in}, GeluTanh{});
+        }
       } else {
         // 0.5 x (1 + erf(x / sqrt(2)))
         constexpr C kAlpha = C(0.7071067811865476);
@@ -198,7 +202,11 @@ void silu_out(KernelContext& ctx, std::span<EValue*> args) {
   dispatch_dtype(out->dtype(), [&](auto tag) {
     using C = typename decltype(tag)::type;
     if constexpr (std::is_floating_point_v<C>) {
-      elementwise<C, 1>(*out, {in}, Silu{});
+      if constexpr (std::is_same_v<C, float>) {
+        elementwise<C, 1>(*out, {in}, Silu{}, float_loops().silu);
+      } else {
+        elementwise<C, 1>(*out, {in}, Silu{});
+      }
     }
   });
 }

@@ -90,6 +90,12 @@ template <typename T>
   return x >= T(0) ? s : e * s;
 }
 
+/// silu, x sigmoid(x).
+template <typename T>
+[[gnu::always_inline]] inline T silu_of(T x) {
+  return x * sigmoid_of(x);
+}
+
 /// gelu with the tanh approximation, 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))), computed
 /// as x sigmoid(2u) (the same function: 0.5 (1 + tanh(u)) = sigmoid(2u)) so tanh costs one exp.
 template <typename T>

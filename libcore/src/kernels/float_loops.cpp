@@ -1,4 +1,5 @@
-// The contiguous float loops of exp.out and sigmoid.out, once per ISA; see float_loops.h.
+// The contiguous float loops of exp.out, sigmoid.out, silu.out and gelu.out (tanh), once per
+// ISA; see float_loops.h.
 
 #include "kernels/float_loops.h"
 
@@ -18,10 +19,19 @@ namespace {
 [[gnu::always_inline]] inline void sigmoid_loop(const float* in, float* out, int64_t n) {
   for (int64_t i = 0; i < n; ++i) out[i] = sigmoid_of(in[i]);
 }
+[[gnu::always_inline]] inline void silu_loop(const float* in, float* out, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) out[i] = silu_of(in[i]);
+}
+[[gnu::always_inline]] inline void gelu_tanh_loop(const float* in, float* out, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) out[i] = gelu_tanh_of(in[i]);
+}
 
 void exp_baseline(const float* in, float* out, int64_t n) { exp_loop(in, out, n); }
 void sigmoid_baseline(const float* in, float* out, int64_t n) { sigmoid_loop(in, out, n); }
-constexpr FloatLoops kBaseline = {exp_baseline, sigmoid_baseline};
+void silu_baseline(const float* in, float* out, int64_t n) { silu_loop(in, out, n); }
+void gelu_tanh_baseline(const float* in, float* out, int64_t n) { gelu_tanh_loop(in, out, n); }
+constexpr FloatLoops kBaseline = {exp_baseline, sigmoid_baseline, silu_baseline,
+                                  gelu_tanh_baseline};
 
 #ifdef ETKIT_FLOAT_LOOPS_AVX2
 // AVX2 without FMA, so that the results are the baseline's bits (float_loops.h).
@@ -31,7 +41,13 @@ constexpr FloatLoops kBaseline = {exp_baseline, sigmoid_baseline};
 [[gnu::target("avx2")]] void sigmoid_avx2(const float* in, float* out, int64_t n) {
   sigmoid_loop(in, out, n);
 }
-constexpr FloatLoops kAvx2 = {exp_avx2, sigmoid_avx2};
+[[gnu::target("avx2")]] void silu_avx2(const float* in, float* out, int64_t n) {
+  silu_loop(in, out, n);
+}
+[[gnu::target("avx2")]] void gelu_tanh_avx2(const float* in, float* out, int64_t n) {
+  gelu_tanh_loop(in, out, n);
+}
+constexpr FloatLoops kAvx2 = {exp_avx2, sigmoid_avx2, silu_avx2, gelu_tanh_avx2};
 #endif
 
 FloatLoops choose() {

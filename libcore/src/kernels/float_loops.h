@@ -1,7 +1,7 @@
 #pragma once
 
-// The contiguous float loops of exp.out and sigmoid.out, compiled for more than one x86-64 ISA
-// and chosen once per process.
+// The contiguous float loops of exp.out, sigmoid.out, silu.out and gelu.out (tanh), compiled for
+// more than one x86-64 ISA and chosen once per process.
 //
 // The library is built for baseline x86-64 (SSE2), where these loops are compute-bound: fast_exp
 // is some twenty float operations per element, four elements a vector. A copy built for AVX2
@@ -23,8 +23,10 @@ namespace etkit::kernels {
 using FloatLoop = void (*)(const float* in, float* out, int64_t n);
 
 struct FloatLoops {
-  FloatLoop exp;      ///< exp_of (fast_exp)
-  FloatLoop sigmoid;  ///< sigmoid_of
+  FloatLoop exp;        ///< exp_of (fast_exp)
+  FloatLoop sigmoid;    ///< sigmoid_of
+  FloatLoop silu;       ///< silu_of
+  FloatLoop gelu_tanh;  ///< gelu_tanh_of
 };
 
 /// The loops for this machine, chosen on first use (thread-safe; allocates nothing).

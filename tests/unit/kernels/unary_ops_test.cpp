@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <string_view>
 #include <vector>
 
 #include "kernel_test_util.h"
@@ -283,7 +284,7 @@ TEST_CASE("kernel unary: float exp of a transposed input and an int input match 
 // one runs elementwise's strided loop with the same fast_exp inline, built for the baseline ISA.
 // Both must give the same bits everywhere (the AVX2 copy fuses no multiply-add), so that a
 // tensor's layout and the machine's vector width never change a result.
-TEST_CASE("kernel unary: float exp and sigmoid give the same bits contiguous and strided") {
+TEST_CASE("kernel unary: float exp, sigmoid, silu and gelu (tanh) give the same bits contiguous and strided") {
   constexpr int32_t kCols = 128;
   std::vector<double> xs;
   for (double x = -110.0; x < 110.0; x += 0x1p-6) xs.push_back(x);  // 110 * 128 rows of 128
@@ -291,12 +292,19 @@ TEST_CASE("kernel unary: float exp and sigmoid give the same bits contiguous and
   REQUIRE(static_cast<size_t>(rows * kCols) == xs.size());
   auto flat = make(F, {rows, kCols}, xs);
   auto transposed = make(F, {rows, kCols}, xs, {1, 0});
-  for (const char* op : {"aten::exp.out", "aten::sigmoid.out"}) {
+  for (const char* op : {"aten::exp.out", "aten::sigmoid.out", "aten::silu.out", "aten::gelu.out"}) {
     CAPTURE(op);
+    const bool gelu = std::string_view(op) == "aten::gelu.out";
     auto flat_out = zeros(F, {rows, kCols});
     auto transposed_out = zeros(F, {rows, kCols});
-    check_ok(Args().t(flat).t(flat_out).run(op));
-    check_ok(Args().t(transposed).t(transposed_out).run(op));
+    Args on_flat = Args().t(flat);
+    Args on_transposed = Args().t(transposed);
+    if (gelu) {
+      on_flat.s("tanh");
+      on_transposed.s("tanh");
+    }
+    check_ok(on_flat.t(flat_out).run(op));
+    check_ok(on_transposed.t(transposed_out).run(op));
     const std::vector<double> a = values(flat_out.tensor());
     const std::vector<double> b = values(transposed_out.tensor());
     size_t differ = 0;
