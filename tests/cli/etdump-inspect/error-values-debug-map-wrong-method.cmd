@@ -1,0 +1,1 @@
+cd $CASE_TMP && trace-run $SAMPLES/mlp.pte --etdump a.etdump --log outputs --clock fake > /dev/null && echo '{"format": "etkit-debugmap", "version": 1, "methods": {"encode": {}}}' > map.json && etdump-inspect values a.etdump --debug-map map.json

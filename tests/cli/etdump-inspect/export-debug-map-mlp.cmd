@@ -1,0 +1,1 @@
+cd $CASE_TMP && trace-run $SAMPLES/mlp.pte --etdump a.etdump --clock fake > /dev/null && debugmap-build $SAMPLES/mlp.pte -o map.json > /dev/null && etdump-inspect export a.etdump --debug-map map.json --name OPERATOR_CALL
