@@ -68,17 +68,8 @@ size_t StatsAccumulator::group_of(const std::string& method, const void* key_id,
       slot.size == key_size) {
     return slot.group;
   }
-  std::pair<std::string, std::string> id{method, std::string(key)};
-  auto it = index_.find(id);
-  if (it == index_.end()) {
-    Group g;
-    g.method = id.first;
-    g.key = id.second;
-    it = index_.emplace(std::move(id), groups_.size()).first;
-    groups_.push_back(std::move(g));
-  }
-  slot = {epoch_, &method, key_id, key_size, it->second};
-  return it->second;
+  slot = {epoch_, &method, key_id, key_size, find_or_add(method, key)};
+  return slot.group;
 }
 
 void StatsAccumulator::add(const Trace& trace, const std::vector<size_t>& events) {
@@ -195,19 +186,23 @@ void StatsAccumulator::add(const Trace& trace, const std::vector<size_t>& events
   }
 }
 
+size_t StatsAccumulator::find_or_add(const std::string& method, std::string_view key) {
+  std::pair<std::string, std::string> id{method, std::string(key)};
+  auto it = index_.find(id);
+  if (it == index_.end()) {
+    Group g;
+    g.method = id.first;
+    g.key = id.second;
+    it = index_.emplace(std::move(id), groups_.size()).first;
+    groups_.push_back(std::move(g));
+  }
+  return it->second;
+}
+
 void StatsAccumulator::merge(const StatsAccumulator& other) {
   ++epoch_;
   for (const Group& from : other.groups_) {
-    std::pair<std::string, std::string> id{from.method, from.key};
-    auto it = index_.find(id);
-    if (it == index_.end()) {
-      Group g;
-      g.method = from.method;
-      g.key = from.key;
-      it = index_.emplace(std::move(id), groups_.size()).first;
-      groups_.push_back(std::move(g));
-    }
-    Group& to = groups_[it->second];
+    Group& to = groups_[find_or_add(from.method, from.key)];
     to.durations.insert(to.durations.end(), from.durations.begin(), from.durations.end());
     for (double x : from.selfs) to.self += x;
     if (mergeable_) to.selfs.insert(to.selfs.end(), from.selfs.begin(), from.selfs.end());

@@ -125,6 +125,8 @@ class StatsAccumulator {
   };
   size_t group_of(const std::string& method, const void* key_id, size_t key_size,
                   std::string_view key);
+  /// The group of (method, key), added (empty) on first use.
+  size_t find_or_add(const std::string& method, std::string_view key);
 
   GroupBy by_;
   bool mergeable_;
