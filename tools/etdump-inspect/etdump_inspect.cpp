@@ -105,8 +105,13 @@ void add_debug_map_flag(CLI::App& cmd, DumpOptions& options) {
 
 bool load_debug_map(const DumpOptions& options, std::optional<inspect::DebugMap>& map,
                     int& exit_code) {
-  if (options.debug_map.empty()) return true;
-  Result<inspect::DebugMap> read = inspect::read_debug_map_file(options.debug_map);
+  return load_debug_map(options.debug_map, map, exit_code);
+}
+
+bool load_debug_map(const std::string& path, std::optional<inspect::DebugMap>& map,
+                    int& exit_code) {
+  if (path.empty()) return true;
+  Result<inspect::DebugMap> read = inspect::read_debug_map_file(path);
   if (!read.ok()) {
     print_error(kEtdumpInspect, read.error().message());
     exit_code = kExitUsage;

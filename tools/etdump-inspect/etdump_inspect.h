@@ -52,6 +52,9 @@ void add_debug_map_flag(CLI::App& cmd, DumpOptions& options);
 /// and returns false (exit 2) for a file that cannot be read or is not a valid debug map.
 bool load_debug_map(const DumpOptions& options, std::optional<inspect::DebugMap>& map,
                     int& exit_code);
+/// The same for the map at `path` (nothing when empty).
+bool load_debug_map(const std::string& path, std::optional<inspect::DebugMap>& map,
+                    int& exit_code);
 
 /// Reads and joins every dump (in parallel with `jobs` threads). On error prints one
 /// diagnostic and returns false with `exit_code` set (2: a dump that cannot be read or parsed).

@@ -173,11 +173,8 @@ Subcommand add_compare(CLI::App& app) {
             }
             std::optional<inspect::DebugMap> map_a, map_b;
             int code = kExitOk;
-            for (auto [path, map] : {std::pair{&path_a, &map_a}, std::pair{&path_b, &map_b}}) {
-              if (path->empty()) continue;
-              DumpOptions one;
-              one.debug_map = *path;
-              if (!load_debug_map(one, *map, code)) return code;
+            if (!load_debug_map(path_a, map_a, code) || !load_debug_map(path_b, map_b, code)) {
+              return code;
             }
             std::vector<inspect::Trace> traces;
             if (!load_dumps(options->dumps, 2, traces, code)) return code;
