@@ -10,8 +10,8 @@
 #include <span>
 #include <vector>
 
-#include "etkit/core/data_loader.h"
-#include "etkit/core/program.h"
+#include "etkit/runtime/data_loader.h"
+#include "etkit/runtime/program.h"
 #include "etkit/formats/program_generated.h"
 
 namespace etkit::bench {

@@ -22,8 +22,8 @@
 #include <string>
 #include <vector>
 
-#include "etkit/core/clock.h"
-#include "etkit/core/etdump_writer.h"
+#include "etkit/devtools/clock.h"
+#include "etkit/devtools/etdump_writer.h"
 #include "etkit/inspect/etdump.h"
 #include "etkit/inspect/profiler_counters.h"
 #include "etkit/inspect/stats.h"

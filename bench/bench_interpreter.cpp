@@ -9,9 +9,10 @@
 
 #include <vector>
 
-#include "etkit/core/etdump_writer.h"
-#include "etkit/core/host_tensor.h"
-#include "etkit/core/runner.h"
+#include "etkit/devtools/etdump_writer.h"
+#include "etkit/host/default_registries.h"
+#include "etkit/host/host_tensor.h"
+#include "etkit/host/runner.h"
 
 #include "add_chain_program.h"
 

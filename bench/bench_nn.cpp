@@ -10,9 +10,10 @@
 #include <span>
 #include <vector>
 
-#include "etkit/core/evalue.h"
-#include "etkit/core/host_tensor.h"
-#include "etkit/core/kernel.h"
+#include "etkit/host/default_registries.h"
+#include "etkit/runtime/evalue.h"
+#include "etkit/host/host_tensor.h"
+#include "etkit/runtime/kernel.h"
 
 namespace {
 

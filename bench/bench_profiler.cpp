@@ -25,10 +25,10 @@
 #include <string>
 #include <vector>
 
-#include "etkit/core/etdump_writer.h"
-#include "etkit/core/host_tensor.h"
-#include "etkit/core/profiler_controller.h"
-#include "etkit/core/runner.h"
+#include "etkit/devtools/etdump_writer.h"
+#include "etkit/host/host_tensor.h"
+#include "etkit/devtools/profiler_controller.h"
+#include "etkit/host/runner.h"
 
 #include "add_chain_program.h"
 

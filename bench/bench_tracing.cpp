@@ -11,10 +11,10 @@
 #include <string>
 #include <vector>
 
-#include "etkit/core/data_sink.h"
-#include "etkit/core/etdump_writer.h"
-#include "etkit/core/event_filter.h"
-#include "etkit/core/host_tensor.h"
+#include "etkit/devtools/data_sink.h"
+#include "etkit/devtools/etdump_writer.h"
+#include "etkit/devtools/event_filter.h"
+#include "etkit/host/host_tensor.h"
 
 namespace {
 

@@ -9,3 +9,4 @@ target_compile_options(etkit_warnings INTERFACE
 add_library(etkit_strict_warnings INTERFACE)
 target_link_libraries(etkit_strict_warnings INTERFACE etkit_warnings)
 target_compile_options(etkit_strict_warnings INTERFACE -Wconversion -Wsign-conversion)
+

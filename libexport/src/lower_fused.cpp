@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "etkit/core/fused_backend.h"
+#include "etkit/backends/fused_backend.h"
 #include "etkit/formats/fused_delegate_generated.h"
 #include "etkit/inspect/delegate_mapping.h"
 

@@ -13,8 +13,9 @@
 #include <sstream>
 #include <unordered_map>
 
-#include "etkit/core/kernel.h"
-#include "etkit/core/npy.h"
+#include "etkit/host/default_registries.h"
+#include "etkit/runtime/kernel.h"
+#include "etkit/host/npy.h"
 #include "shape_inference.h"
 
 namespace etkit::exporter {

@@ -5,7 +5,7 @@
 
 #include <vector>
 
-#include "etkit/core/result.h"
+#include "etkit/runtime/result.h"
 #include "etkit/export/model.h"
 
 namespace etkit::exporter {

@@ -4,7 +4,8 @@
 #include <cstring>
 #include <limits>
 
-#include "etkit/core/data_loader.h"
+#include "etkit/runtime/data_loader.h"
+#include "etkit/host/file_data_loader.h"
 
 namespace etkit::inspect {
 namespace {

@@ -9,7 +9,8 @@
 #include <utility>
 
 #include "debug_map_paths.h"
-#include "etkit/core/data_loader.h"
+#include "etkit/runtime/data_loader.h"
+#include "etkit/host/file_data_loader.h"
 
 // Reading and writing the debug map format (formats/debugmap.md).
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-#include "etkit/core/error.h"
+#include "etkit/runtime/error.h"
 
 namespace etkit::inspect::debug_map_internal {
 

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "etkit/core/result.h"
+#include "etkit/runtime/result.h"
 #include "etkit/formats/etdump_generated.h"
 #include "etkit/inspect/etdump.h"
 

@@ -11,9 +11,10 @@
 #include <utility>
 #include <vector>
 
-#include "etkit/core/bytes.h"
-#include "etkit/core/data_loader.h"
+#include "etkit/runtime/bytes.h"
+#include "etkit/runtime/data_loader.h"
 #include "etkit/formats/etdump_generated.h"
+#include "etkit/host/file_data_loader.h"
 #include "etdump_flatbuffer.h"
 
 namespace etkit::inspect {

@@ -9,7 +9,8 @@
 #include <optional>
 #include <utility>
 
-#include "etkit/core/data_loader.h"
+#include "etkit/runtime/data_loader.h"
+#include "etkit/host/file_data_loader.h"
 #include "etrecord_zip.h"
 
 namespace etkit::inspect {

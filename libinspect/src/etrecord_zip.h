@@ -14,7 +14,7 @@
 #include <string_view>
 #include <vector>
 
-#include "etkit/core/result.h"
+#include "etkit/runtime/result.h"
 
 namespace etkit::inspect::zip {
 

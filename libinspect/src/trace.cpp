@@ -14,7 +14,8 @@
 #include <utility>
 
 #include "etdump_flatbuffer.h"
-#include "etkit/core/data_loader.h"
+#include "etkit/runtime/data_loader.h"
+#include "etkit/host/file_data_loader.h"
 
 namespace etkit::inspect {
 

@@ -6,7 +6,7 @@
 #include <limits>
 #include <numeric>
 
-#include "etkit/core/scalar_type.h"
+#include "etkit/runtime/scalar_type.h"
 #include "etkit/inspect/event_table.h"
 
 namespace etkit::inspect {

@@ -2,13 +2,13 @@
 // arbitrary origin), one event per instruction with one counter, and clock samples at start and stop so that
 // etkit aligns its events to the host clock. It registers itself when the library is loaded.
 //
-// Everything it uses is etkit's public profiler API (etkit/core/profiler*.h).
+// Everything it uses is etkit's public profiler API (etkit/devtools/profiler*.h).
 
 #include <chrono>
 #include <memory>
 #include <vector>
 
-#include "etkit/core/profiler_registry.h"
+#include "etkit/devtools/profiler_registry.h"
 
 namespace {
 

@@ -5,7 +5,7 @@
 #   run_golden.sh [--update] CASE.cmd...
 #
 # Environment: ETKIT_BIN (folder of the tools, put first on PATH), ETKIT_SOURCE_DIR (the source
-# root, where commands run). Commands may use $FIXTURES (the shared real fixtures, relative to the
+# root, where commands run). Commands may use $FIXTURES (the real fixtures in tests/fixtures/real, relative to the
 # source root), $SAMPLES (built samples), $TEST_DATA (programs built from tests/data) and
 # $CASE_TMP (an empty folder for this case, removed afterwards), $SRC (the source root, for
 # cases that cd into $CASE_TMP) and $ETDUMP_JSON (a command that decodes an ETDump with flatc:
@@ -26,7 +26,7 @@ for cmd_file in "$@"; do
   actual_err="$case_tmp/.stderr"
   (
     cd "$ETKIT_SOURCE_DIR" || exit 99
-    export PATH="$ETKIT_BIN:$PATH" FIXTURES=../shared/fixtures/real \
+    export PATH="$ETKIT_BIN:$PATH" FIXTURES=tests/fixtures/real \
            SAMPLES="${ETKIT_SAMPLES:-build/samples}" TEST_DATA="${ETKIT_TEST_DATA:-build/tests/data}" \
            CASE_TMP="$case_tmp" SRC="$ETKIT_SOURCE_DIR" LC_ALL=C \
            ETDUMP_JSON="$ETKIT_SOURCE_DIR/tests/cli/etdump_json.sh"

@@ -23,7 +23,7 @@ for tool in trace-run etdump-inspect model-export debugmap-build; do
   [[ -f $p/share/man/man1/$tool.1 ]] || fail "missing share/man/man1/$tool.1"
   "$p/bin/$tool" --help >/dev/null || fail "$tool --help failed"
 done
-[[ -f $p/include/etkit/core/profiler_registry.h ]] || fail "missing the public headers"
+[[ -f $p/include/etkit/devtools/profiler_registry.h ]] || fail "missing the public headers"
 # The libraries come from the moved prefix, not from the build tree.
 for tool in trace-run etdump-inspect model-export; do
   ldd "$p/bin/$tool" >"$tmp/ldd" || fail "ldd $tool failed"

@@ -9,8 +9,8 @@
 #include <utility>
 #include <vector>
 
-#include "etkit/core/input_spec.h"
-#include "etkit/core/method.h"
+#include "etkit/host/input_spec.h"
+#include "etkit/runtime/method.h"
 
 namespace etkit::testing {
 

@@ -8,7 +8,7 @@
 //   - intermediate outputs: "fused_add #0" (the sum), integer id 3 (x), id 7 (int 42),
 //     id 12 (double 0.5) and id 20 (bool true).
 
-#include "etkit/core/backend.h"
+#include "etkit/runtime/backend.h"
 
 namespace etkit::testing {
 

@@ -11,7 +11,7 @@
 
 namespace etkit::testing {
 
-/// A real file from ../shared/fixtures/real (`rel` like "pte/et-add.pte").
+/// A real file from tests/fixtures/real (`rel` like "pte/et-add.pte").
 inline std::string fixture(const std::string& rel) {
   return std::string(ETKIT_FIXTURES_DIR) + "/real/" + rel;
 }

@@ -1,7 +1,7 @@
 // trace-run with the test delegate backend registered (beside etkit's own EtkitFusedBackend):
 // golden tests of delegate tracing and filtering run through the real driver.
 
-#include "etkit/core/fused_backend.h"
+#include "etkit/backends/fused_backend.h"
 #include "test_debug_backend.h"
 #include "trace_run.h"
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "etkit/core/runner.h"
+#include "etkit/host/runner.h"
 #include "etkit/export/model.h"
 #include "etkit/inspect/debug_map.h"
 #include "etkit/inspect/debug_map_build.h"

@@ -5,7 +5,7 @@
 #include <iostream>
 #include <thread>
 
-#include "etkit/core/runner.h"
+#include "etkit/host/runner.h"
 #include "etkit/tools/diagnostics.h"
 
 namespace etkit::tools {

@@ -7,7 +7,7 @@
 #include "etdump_inspect.h"
 #include "etkit/inspect/profiler_counters.h"
 #include "etkit/inspect/stats.h"
-#include "etkit/core/runner.h"
+#include "etkit/host/runner.h"
 #include "etkit/tools/diagnostics.h"
 
 namespace etkit::tools {

@@ -8,7 +8,7 @@
 #include <utility>
 
 #include "etdump_inspect.h"
-#include "etkit/core/npy.h"
+#include "etkit/host/npy.h"
 #include "etkit/inspect/compare.h"
 #include "etkit/inspect/values.h"
 #include "etkit/tools/diagnostics.h"

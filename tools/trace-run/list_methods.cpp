@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "etkit/core/shared_memory.h"
+#include "etkit/host/shared_memory.h"
 
 #include "etkit/tools/diagnostics.h"
 #include "trace_run.h"

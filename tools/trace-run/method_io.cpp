@@ -2,7 +2,7 @@
 
 #include "method_io.h"
 
-#include "etkit/core/npy.h"
+#include "etkit/host/npy.h"
 #include "etkit/tools/diagnostics.h"
 #include "etkit/tools/output_file.h"
 #include "trace_run.h"

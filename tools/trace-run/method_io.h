@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "etkit/core/input_spec.h"
-#include "etkit/core/method.h"
+#include "etkit/host/input_spec.h"
+#include "etkit/runtime/method.h"
 
 namespace etkit::tools {
 

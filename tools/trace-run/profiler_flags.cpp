@@ -6,7 +6,7 @@
 
 #include <algorithm>
 
-#include "etkit/core/profiler_registry.h"
+#include "etkit/devtools/profiler_registry.h"
 #include "etkit/tools/diagnostics.h"
 #include "trace_run.h"
 

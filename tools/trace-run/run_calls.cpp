@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <map>
 
-#include "etkit/core/shared_memory.h"
+#include "etkit/host/shared_memory.h"
 #include "etkit/tools/diagnostics.h"
 #include "etkit/tools/output_file.h"
 #include "method_io.h"

@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 
+#include "etkit/host/default_registries.h"
 #include "etkit/tools/diagnostics.h"
 #include "etkit/tools/size_arg.h"
 #include "profiler_flags.h"

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "etkit/core/runner.h"
-#include "etkit/core/trace_session.h"
+#include "etkit/host/runner.h"
+#include "etkit/host/trace_session.h"
 
 namespace etkit::tools {
 

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "etkit/core/host_tensor.h"
+#include "etkit/host/host_tensor.h"
 
 namespace etkit::tools {
 namespace {

@@ -9,8 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "etkit/core/evalue.h"
-#include "etkit/core/program.h"
+#include "etkit/runtime/evalue.h"
+#include "etkit/runtime/program.h"
 
 namespace etkit::tools {
 

@@ -8,12 +8,12 @@
 #include <string>
 #include <vector>
 
-#include "etkit/core/data_loader.h"
-#include "etkit/core/host_tensor.h"
-#include "etkit/core/method.h"
-#include "etkit/core/program.h"
-#include "etkit/core/runner.h"
-#include "etkit/core/shared_memory.h"
+#include "etkit/runtime/data_loader.h"
+#include "etkit/host/host_tensor.h"
+#include "etkit/runtime/method.h"
+#include "etkit/runtime/program.h"
+#include "etkit/host/runner.h"
+#include "etkit/host/shared_memory.h"
 #include "etkit/export/debug_map_export.h"
 #include "etkit/formats/program_generated.h"
 #include "test_support.h"

@@ -4,7 +4,8 @@
 
 #include <string>
 
-#include "etkit/core/kernel.h"
+#include "etkit/host/default_registries.h"
+#include "etkit/runtime/kernel.h"
 
 namespace etkit::exporter {
 namespace {

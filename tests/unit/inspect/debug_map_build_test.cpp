@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "etkit/core/runner.h"
+#include "etkit/host/runner.h"
 #include "etkit/inspect/delegate_mapping.h"
 
 namespace etkit::inspect {

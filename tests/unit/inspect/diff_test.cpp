@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "etkit/core/clock.h"
-#include "etkit/core/etdump_writer.h"
+#include "etkit/devtools/clock.h"
+#include "etkit/devtools/etdump_writer.h"
 #include "etkit/inspect/etdump.h"
 
 namespace etkit::inspect {

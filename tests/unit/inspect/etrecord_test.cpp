@@ -7,7 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "etkit/core/data_loader.h"
+#include "etkit/runtime/data_loader.h"
+#include "etkit/host/file_data_loader.h"
 
 namespace etkit::inspect {
 namespace {

@@ -2,8 +2,8 @@
 
 #include <doctest/doctest.h>
 
-#include "etkit/core/clock.h"
-#include "etkit/core/etdump_writer.h"
+#include "etkit/devtools/clock.h"
+#include "etkit/devtools/etdump_writer.h"
 #include "etkit/inspect/profiler_counters.h"
 #include "profile_events.h"
 

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "etkit/core/runner.h"
+#include "etkit/host/runner.h"
 #include "inspect_test_util.h"
 
 namespace etkit::inspect {

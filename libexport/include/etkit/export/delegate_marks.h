@@ -9,7 +9,7 @@
 #include <cstddef>
 #include <string>
 
-#include "etkit/core/result.h"
+#include "etkit/runtime/result.h"
 #include "etkit/export/model.h"
 
 namespace etkit::exporter {

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "etkit/core/result.h"
+#include "etkit/runtime/result.h"
 #include "etkit/export/model.h"
 #include "etkit/inspect/debug_map.h"
 

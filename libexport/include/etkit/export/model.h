@@ -16,8 +16,8 @@
 #include <string_view>
 #include <vector>
 
-#include "etkit/core/result.h"
-#include "etkit/core/scalar_type.h"
+#include "etkit/runtime/result.h"
+#include "etkit/runtime/scalar_type.h"
 #include "etkit/export/operator_schema.h"
 
 namespace etkit::exporter {

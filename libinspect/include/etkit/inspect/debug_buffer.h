@@ -15,8 +15,8 @@
 #include <utility>
 #include <vector>
 
-#include "etkit/core/result.h"
-#include "etkit/core/scalar_type.h"
+#include "etkit/runtime/result.h"
+#include "etkit/runtime/scalar_type.h"
 #include "etkit/inspect/etdump.h"
 
 namespace etkit::inspect {

@@ -20,7 +20,7 @@
 #include <variant>
 #include <vector>
 
-#include "etkit/core/result.h"
+#include "etkit/runtime/result.h"
 
 namespace etkit::inspect {
 

@@ -16,8 +16,8 @@
 #include <string_view>
 #include <vector>
 
-#include "etkit/core/program.h"
-#include "etkit/core/result.h"
+#include "etkit/runtime/program.h"
+#include "etkit/runtime/result.h"
 #include "etkit/inspect/debug_map.h"
 
 namespace etkit::inspect {

@@ -22,7 +22,7 @@
 #include <string>
 #include <vector>
 
-#include "etkit/core/result.h"
+#include "etkit/runtime/result.h"
 #include "etkit/inspect/debug_map.h"
 
 namespace etkit::inspect {

@@ -23,7 +23,7 @@
 #include <string_view>
 #include <vector>
 
-#include "etkit/core/result.h"
+#include "etkit/runtime/result.h"
 #include "etkit/inspect/table.h"
 
 namespace etkit::inspect {

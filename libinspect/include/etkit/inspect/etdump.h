@@ -36,8 +36,8 @@
 #include <string>
 #include <vector>
 
-#include "etkit/core/result.h"
-#include "etkit/core/scalar_type.h"
+#include "etkit/runtime/result.h"
+#include "etkit/runtime/scalar_type.h"
 
 namespace etkit::inspect {
 

@@ -18,7 +18,7 @@
 #include <string_view>
 #include <vector>
 
-#include "etkit/core/result.h"
+#include "etkit/runtime/result.h"
 #include "etkit/inspect/debug_map.h"
 
 namespace etkit::inspect {

@@ -29,7 +29,7 @@
 #include <string_view>
 #include <vector>
 
-#include "etkit/core/result.h"
+#include "etkit/runtime/result.h"
 #include "etkit/inspect/table.h"
 #include "etkit/inspect/trace.h"
 

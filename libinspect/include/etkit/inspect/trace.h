@@ -42,8 +42,8 @@
 #include <unordered_set>
 #include <vector>
 
-#include "etkit/core/program.h"
-#include "etkit/core/result.h"
+#include "etkit/runtime/program.h"
+#include "etkit/runtime/result.h"
 #include "etkit/inspect/debug_map.h"
 #include "etkit/inspect/etdump.h"
 

@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "etkit/core/host_tensor.h"
-#include "etkit/core/result.h"
+#include "etkit/host/host_tensor.h"
+#include "etkit/runtime/result.h"
 #include "etkit/inspect/debug_buffer.h"
 #include "etkit/inspect/debug_map.h"
 #include "etkit/inspect/table.h"

@@ -9,7 +9,7 @@
 
 #include <string_view>
 
-#include "etkit/core/error.h"
+#include "etkit/runtime/error.h"
 
 namespace etkit::tools {
 

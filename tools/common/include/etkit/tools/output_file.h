@@ -7,12 +7,12 @@
 #include <span>
 #include <string>
 
-#include "etkit/core/error.h"
-#include "etkit/core/file_util.h"
+#include "etkit/runtime/error.h"
+#include "etkit/host/file_util.h"
 
 namespace etkit::tools {
 
-using etkit::write_file_atomic;  // from etkit/core/file_util.h
+using etkit::write_file_atomic;  // from etkit/host/file_util.h
 
 /// Creates directory `path` if it does not exist (not its parents). Errors: `AccessFailed`.
 Error ensure_directory(const std::string& path);

@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-#include "etkit/core/result.h"
+#include "etkit/runtime/result.h"
 
 namespace etkit::tools {
 

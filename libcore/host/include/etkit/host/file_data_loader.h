@@ -1,0 +1,39 @@
+#pragma once
+
+// A `DataLoader` over a file mapped read-only into memory: how host tools hand program, bundle
+// and external-data bytes to the runtime, which does no file I/O itself.
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+
+#include "etkit/runtime/data_loader.h"
+#include "etkit/runtime/result.h"
+
+namespace etkit {
+
+/// A file mapped read-only into memory. Movable, not copyable; unmaps on destruction.
+class FileDataLoader final : public DataLoader {
+ public:
+  /// Maps `path`. Errors: `AccessFailed` (cannot open or map, or a directory; the message says
+  /// why, e.g. "no such file").
+  static Result<FileDataLoader> open(const std::string& path);
+
+  FileDataLoader(FileDataLoader&& other) noexcept;
+  FileDataLoader& operator=(FileDataLoader&& other) noexcept;
+  FileDataLoader(const FileDataLoader&) = delete;
+  FileDataLoader& operator=(const FileDataLoader&) = delete;
+  ~FileDataLoader() override;
+
+  std::span<const uint8_t> data() const override { return {data_, size_}; }
+
+ private:
+  FileDataLoader(const uint8_t* data, size_t size, bool mapped)
+      : data_(data), size_(size), mapped_(mapped) {}
+  const uint8_t* data_ = nullptr;
+  size_t size_ = 0;
+  bool mapped_ = false;
+};
+
+}  // namespace etkit

@@ -1,0 +1,81 @@
+#pragma once
+
+// `TraceSession`: everything a run needs to record an ETDump (host code): the clock, the
+// ETDump writer and its event memory, the data sink for tensor payloads, and the filter; and
+// writing the dump and debug buffer at the end.
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "etkit/devtools/clock.h"
+#include "etkit/devtools/data_sink.h"
+#include "etkit/devtools/etdump_writer.h"
+#include "etkit/devtools/event_filter.h"
+#include "etkit/runtime/result.h"
+
+namespace etkit {
+
+/// How to trace.
+struct TraceOptions {
+  std::string etdump_path;
+  /// Tensor payloads: streamed to `debug_out_path` if set, else kept in a buffer of
+  /// `debug_buffer_size` bytes and written beside the dump at the end (see
+  /// `debug_buffer_path_for`).
+  std::string debug_out_path;
+  uint64_t debug_buffer_size = uint64_t{16} << 20;
+  DebugLevel debug_level = DebugLevel::None;
+  ProfilingLevel profiling_level = ProfilingLevel::All;
+  bool fake_clock = false;
+  /// Memory for recorded events (names, shapes and 40 bytes per event).
+  uint64_t event_memory = uint64_t{16} << 20;
+  std::vector<std::string> keep_names, drop_names;
+  std::vector<std::pair<int64_t, int64_t>> keep_ranges, drop_ranges;
+  /// Profiler devices to run (profiler_controller.h); empty: profiling off, no backend runs.
+  std::vector<std::string> profilers;
+  /// A profiler device with no backend, or unavailable, is an error instead of a warning.
+  bool strict_profiler = false;
+};
+
+/// What `finish` wrote and what did not fit.
+struct TraceSummary {
+  std::string etdump_path;
+  std::string debug_path;  ///< Empty when no payload was written.
+  uint64_t debug_bytes = 0;
+  size_t blocks = 0;
+  uint64_t dropped_events = 0;
+  uint64_t dropped_payloads = 0;
+  std::string sink_error;  ///< Non-empty when the debug output failed (e.g. disk full).
+};
+
+/// "run.etdump" -> "run.debug.bin" (also for ".etdp"; other names get ".debug.bin" appended).
+std::string debug_buffer_path_for(const std::string& etdump_path);
+
+class TraceSession {
+ public:
+  /// Sets up the session. Errors: `InvalidArgument` for a bad pattern or range (the message
+  /// names it), `AccessFailed` when the debug output file cannot be created, `OutOfMemory`;
+  /// with `strict_profiler`, `NotFound`/`NotSupported` for a missing/unavailable profiler.
+  static Result<TraceSession> create(const TraceOptions& options);
+  TraceSession(TraceSession&&) noexcept;
+  TraceSession& operator=(TraceSession&&) noexcept;
+  ~TraceSession();
+
+  /// The tracer to attach to methods.
+  EventTracer& tracer();
+  /// Profiler warnings so far (missing or unavailable devices), each once; also in the dump.
+  std::vector<std::string> profiler_warnings() const;
+  /// Serializes the dump and writes it (and the debug buffer) through temporary files renamed
+  /// into place. Errors: `AccessFailed` when the dump cannot be written; a failed debug output
+  /// is reported in the summary instead (the dump is still written, with those payloads marked
+  /// missing).
+  Result<TraceSummary> finish();
+
+ private:
+  struct Impl;
+  explicit TraceSession(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace etkit

@@ -1,0 +1,136 @@
+#include "etkit/host/trace_session.h"
+
+#include <cstdlib>
+#include <optional>
+
+#include "etkit/host/file_util.h"
+#include "etkit/devtools/profiler_controller.h"
+
+namespace etkit {
+
+std::string debug_buffer_path_for(const std::string& etdump_path) {
+  for (const char* ext : {".etdump", ".etdp"}) {
+    const std::string e(ext);
+    if (etdump_path.size() > e.size() &&
+        etdump_path.compare(etdump_path.size() - e.size(), e.size(), e) == 0) {
+      return etdump_path.substr(0, etdump_path.size() - e.size()) + ".debug.bin";
+    }
+  }
+  return etdump_path + ".debug.bin";
+}
+
+namespace {
+struct FreeDeleter {
+  void operator()(void* p) const { std::free(p); }
+};
+}  // namespace
+
+struct TraceSession::Impl {
+  TraceOptions options;
+  std::unique_ptr<Clock> clock;
+  std::unique_ptr<uint8_t, FreeDeleter> event_memory;
+  std::unique_ptr<uint8_t, FreeDeleter> buffer_memory;
+  std::optional<BufferDataSink> buffer_sink;
+  std::optional<FileDataSink> file_sink;
+  EventFilter filter;
+  std::optional<ETDumpWriter> writer;
+  std::unique_ptr<prof::ProfilingController> profiler;  // null: profiling off
+};
+
+TraceSession::TraceSession(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+TraceSession::TraceSession(TraceSession&&) noexcept = default;
+TraceSession& TraceSession::operator=(TraceSession&&) noexcept = default;
+TraceSession::~TraceSession() = default;
+
+EventTracer& TraceSession::tracer() {
+  if (impl_->profiler) return impl_->profiler->tracer();
+  return *impl_->writer;
+}
+
+std::vector<std::string> TraceSession::profiler_warnings() const {
+  if (!impl_->profiler) return {};
+  return impl_->profiler->warnings();
+}
+
+Result<TraceSession> TraceSession::create(const TraceOptions& options) {
+  auto impl = std::make_unique<Impl>();
+  impl->options = options;
+  for (const std::string& p : options.keep_names) ETKIT_TRY(impl->filter.add_name_pattern(p, true));
+  for (const std::string& p : options.drop_names) ETKIT_TRY(impl->filter.add_name_pattern(p, false));
+  for (const auto& [a, b] : options.keep_ranges) ETKIT_TRY(impl->filter.add_range(a, b, true));
+  for (const auto& [a, b] : options.drop_ranges) ETKIT_TRY(impl->filter.add_range(a, b, false));
+
+  if (options.fake_clock) {
+    impl->clock = std::make_unique<FakeClock>();
+  } else {
+    impl->clock = std::make_unique<SteadyClock>();
+  }
+  const auto event_bytes = static_cast<size_t>(options.event_memory);
+  impl->event_memory.reset(static_cast<uint8_t*>(std::calloc(event_bytes == 0 ? 1 : event_bytes, 1)));
+  if (impl->event_memory == nullptr) {
+    return Error(ErrorCode::OutOfMemory, "cannot allocate %zu bytes of event memory", event_bytes);
+  }
+  impl->writer.emplace(std::span<uint8_t>(impl->event_memory.get(), event_bytes), *impl->clock);
+  ETDumpWriter& writer = *impl->writer;
+  writer.set_debug_level(options.debug_level);
+  writer.set_profiling_level(options.profiling_level);
+  if (!impl->filter.empty()) writer.set_filter(&impl->filter);
+
+  // A sink only when values are logged: a profile-only run writes no debug buffer.
+  if (options.debug_level != DebugLevel::None) {
+    if (!options.debug_out_path.empty()) {
+      ETKIT_ASSIGN_OR_RETURN(FileDataSink sink, FileDataSink::create(options.debug_out_path));
+      impl->file_sink.emplace(std::move(sink));
+      writer.set_data_sink(&*impl->file_sink);
+    } else {
+      const auto bytes = static_cast<size_t>(options.debug_buffer_size);
+      impl->buffer_memory.reset(static_cast<uint8_t*>(std::calloc(bytes == 0 ? 1 : bytes, 1)));
+      if (impl->buffer_memory == nullptr) {
+        return Error(ErrorCode::OutOfMemory, "cannot allocate a %zu-byte debug buffer", bytes);
+      }
+      ETKIT_ASSIGN_OR_RETURN(BufferDataSink sink,
+                             BufferDataSink::create({impl->buffer_memory.get(), bytes}));
+      impl->buffer_sink.emplace(sink);
+      writer.set_data_sink(&*impl->buffer_sink);
+    }
+  }
+  if (!options.profilers.empty()) {
+    prof::ProfilerRequest request;
+    request.devices = options.profilers;
+    request.strict = options.strict_profiler;
+    ETKIT_ASSIGN_OR_RETURN(impl->profiler,
+                           prof::ProfilingController::create(request, writer, *impl->clock));
+  }
+  return TraceSession(std::move(impl));
+}
+
+Result<TraceSummary> TraceSession::finish() {
+  Impl& m = *impl_;
+  TraceSummary summary;
+  summary.etdump_path = m.options.etdump_path;
+  if (m.file_sink) {
+    Error closed = m.file_sink->close();
+    if (!closed.ok()) summary.sink_error = std::string(m.options.debug_out_path) + ": " + closed.message();
+    summary.debug_path = m.options.debug_out_path;
+    summary.debug_bytes = m.file_sink->valid_bytes();
+  }
+  // Serializing after closing the file sink marks payloads it lost as missing.
+  std::vector<std::string> metadata;
+  if (m.profiler) {
+    m.profiler->finish();
+    metadata = m.profiler->metadata();
+  }
+  const std::vector<uint8_t> dump = m.writer->serialize(metadata);
+  ETKIT_TRY(write_file_atomic(m.options.etdump_path, dump));
+  if (m.buffer_sink) {
+    summary.debug_path = debug_buffer_path_for(m.options.etdump_path);
+    summary.debug_bytes = m.buffer_sink->used_bytes();
+    ETKIT_TRY(write_file_atomic(summary.debug_path, m.buffer_sink->data()));
+  }
+  summary.blocks = m.writer->num_blocks();
+  summary.dropped_events = m.writer->dropped_events();
+  summary.dropped_payloads = m.writer->dropped_payloads();
+  return summary;
+}
+
+}  // namespace etkit

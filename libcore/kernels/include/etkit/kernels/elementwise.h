@@ -1,0 +1,205 @@
+#pragma once
+
+// The elementwise loop shared by the arithmetic, conversion and copy kernels.
+//
+// Each input is an `Operand`: its data, dtype and one element stride per output dimension (0
+// where it is broadcast). The loop walks the output in its own memory order (its dim order), so
+// the output pointer only moves forward, and reads each input through its strides: no input or
+// output is assumed contiguous. When every input has the output's dtype and either the output's
+// layout or a single element, a flat loop over memory runs instead (the fast path GCC vectorizes).
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+
+#include "etkit/runtime/tensor.h"
+#include "etkit/kernels/kernel_util.h"
+
+namespace etkit::kernels {
+
+/// One input of an elementwise loop, viewed in the output's index space.
+struct Operand {
+  const void* data = nullptr;
+  ScalarType dtype = ScalarType::Float;
+  int64_t strides[kMaxRank] = {};
+};
+
+/// `t` broadcast to `out_sizes` (trailing dimensions aligned; the caller checked compatibility).
+inline Operand broadcast_operand(const Tensor& t, std::span<const int32_t> out_sizes) {
+  Operand op;
+  op.data = t.data();
+  op.dtype = t.dtype();
+  const int rank = static_cast<int>(out_sizes.size());
+  const int offset = rank - t.dim();
+  for (int d = 0; d < rank; ++d) {
+    const int td = d - offset;
+    if (td >= 0 && t.sizes()[static_cast<size_t>(td)] != 1) {
+      op.strides[d] = t.strides()[static_cast<size_t>(td)];
+    }
+  }
+  return op;
+}
+
+namespace detail {
+
+// Whether `op` walks memory exactly like `out` (same strides where out has extent) or is one
+// element read for every output.
+enum class Walk { Linear, Single, Strided };
+
+inline Walk classify(const Operand& op, const Tensor& out) {
+  bool linear = true;
+  bool single = true;
+  for (int d = 0; d < out.dim(); ++d) {
+    if (out.size(d) == 1) continue;
+    if (op.strides[d] != out.stride(d)) linear = false;
+    if (op.strides[d] != 0) single = false;
+  }
+  return single ? Walk::Single : linear ? Walk::Linear : Walk::Strided;
+}
+
+}  // namespace detail
+
+/// A loop over contiguous memory, out[i] = f(in[i]) for i in [0, n), standing in for the fast
+/// path's own loop (float_loops.h: the same function compiled for the CPU's widest vectors).
+template <typename C>
+using LinearLoop = void (*)(const C* in, C* out, int64_t n);
+
+/// out[i] = op(in[0][i], ..., in[N-1][i]) for N in {1, 2}, computed in `C`, the C++ type of
+/// `out.dtype()`. Inputs of other dtypes are converted to `C` as they are read. For N = 1,
+/// `linear` (if given) runs the contiguous same-dtype case instead of the loop over `op`, and
+/// must compute what `op` computes.
+template <typename C, size_t N, typename Op>
+void elementwise(Tensor& out, const std::array<Operand, N>& in, Op op,
+                 LinearLoop<C> linear = nullptr) {
+  static_assert(N == 1 || N == 2, "elementwise supports one or two inputs");
+  const int64_t numel = out.numel();
+  if (numel == 0) return;
+  C* o = out.data_as<C>();
+
+  bool same_dtype = true;
+  std::array<detail::Walk, N> walk;
+  for (size_t k = 0; k < N; ++k) {
+    same_dtype = same_dtype && in[k].dtype == out.dtype();
+    walk[k] = detail::classify(in[k], out);
+  }
+
+  if (same_dtype) {
+    if constexpr (N == 1) {
+      const C* a = static_cast<const C*>(in[0].data);
+      if (walk[0] == detail::Walk::Linear) {
+        if (linear != nullptr) {
+          linear(a, o, numel);
+          return;
+        }
+        for (int64_t i = 0; i < numel; ++i) o[i] = op(a[i]);
+        return;
+      }
+      if (walk[0] == detail::Walk::Single) {
+        const C v = op(a[0]);
+        for (int64_t i = 0; i < numel; ++i) o[i] = v;
+        return;
+      }
+    } else {
+      const C* a = static_cast<const C*>(in[0].data);
+      const C* b = static_cast<const C*>(in[1].data);
+      using detail::Walk;
+      if (walk[0] == Walk::Linear && walk[1] == Walk::Linear) {
+        for (int64_t i = 0; i < numel; ++i) o[i] = op(a[i], b[i]);
+        return;
+      }
+      if (walk[0] == Walk::Linear && walk[1] == Walk::Single) {
+        const C s = b[0];
+        for (int64_t i = 0; i < numel; ++i) o[i] = op(a[i], s);
+        return;
+      }
+      if (walk[0] == Walk::Single && walk[1] == Walk::Linear) {
+        const C s = a[0];
+        for (int64_t i = 0; i < numel; ++i) o[i] = op(s, b[i]);
+        return;
+      }
+      if (walk[0] == Walk::Single && walk[1] == Walk::Single) {
+        const C v = op(a[0], b[0]);
+        for (int64_t i = 0; i < numel; ++i) o[i] = v;
+        return;
+      }
+    }
+  }
+
+  // General path: visit output dimensions in the output's dim order, innermost last, so that
+  // the output offset is simply the running element count.
+  const int rank = out.dim();
+  if (rank == 0) {
+    if constexpr (N == 1) {
+      o[0] = op(load_as<C>(in[0].data, in[0].dtype, 0));
+    } else {
+      o[0] = op(load_as<C>(in[0].data, in[0].dtype, 0), load_as<C>(in[1].data, in[1].dtype, 0));
+    }
+    return;
+  }
+  int order[kMaxRank];
+  for (int k = 0; k < rank; ++k) order[k] = out.dim_order()[static_cast<size_t>(k)];
+  const int inner = order[rank - 1];
+  const int64_t inner_size = out.size(inner);
+  std::array<int64_t, N> inner_stride;
+  for (size_t k = 0; k < N; ++k) inner_stride[k] = in[k].strides[inner];
+
+  int64_t index[kMaxRank] = {};
+  std::array<int64_t, N> base{};
+  int64_t out_pos = 0;
+  while (out_pos < numel) {
+    if constexpr (N == 1) {
+      if (same_dtype) {
+        const C* a = static_cast<const C*>(in[0].data) + base[0];
+        for (int64_t j = 0; j < inner_size; ++j) o[out_pos + j] = op(a[j * inner_stride[0]]);
+      } else {
+        for (int64_t j = 0; j < inner_size; ++j) {
+          o[out_pos + j] = op(load_as<C>(in[0].data, in[0].dtype, base[0] + j * inner_stride[0]));
+        }
+      }
+    } else {
+      if (same_dtype) {
+        const C* a = static_cast<const C*>(in[0].data) + base[0];
+        const C* b = static_cast<const C*>(in[1].data) + base[1];
+        for (int64_t j = 0; j < inner_size; ++j) {
+          o[out_pos + j] = op(a[j * inner_stride[0]], b[j * inner_stride[1]]);
+        }
+      } else {
+        for (int64_t j = 0; j < inner_size; ++j) {
+          o[out_pos + j] = op(load_as<C>(in[0].data, in[0].dtype, base[0] + j * inner_stride[0]),
+                              load_as<C>(in[1].data, in[1].dtype, base[1] + j * inner_stride[1]));
+        }
+      }
+    }
+    out_pos += inner_size;
+    // Advance the odometer over the outer dimensions (order[rank-2] fastest).
+    for (int k = rank - 2; k >= 0; --k) {
+      const int d = order[k];
+      if (++index[d] < out.size(d)) {
+        for (size_t q = 0; q < N; ++q) base[q] += in[q].strides[d];
+        break;
+      }
+      for (size_t q = 0; q < N; ++q) base[q] -= in[q].strides[d] * (index[d] - 1);
+      index[d] = 0;
+    }
+  }
+}
+
+/// Copies `in` (of `out`'s dtype, any element size 1/2/4/8) into `out` through `in`'s strides.
+/// Returns false for an element size it cannot move.
+inline bool copy_elements(Tensor& out, const Operand& in) {
+  auto run = [&](auto tag) {
+    using U = typename decltype(tag)::type;
+    Operand raw = in;
+    raw.dtype = out.dtype();
+    elementwise<U, 1>(out, {raw}, [](U v) { return v; });
+  };
+  switch (out.element_size()) {
+    case 1: run(TypeTag<uint8_t>{}); return true;
+    case 2: run(TypeTag<uint16_t>{}); return true;
+    case 4: run(TypeTag<uint32_t>{}); return true;
+    case 8: run(TypeTag<uint64_t>{}); return true;
+    default: return false;
+  }
+}
+
+}  // namespace etkit::kernels

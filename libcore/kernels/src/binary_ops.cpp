@@ -1,0 +1,335 @@
+// Binary arithmetic: add, sub, mul (tensor and scalar), pow(tensor, scalar), div (true and with
+// a rounding mode).
+//
+// The result dtype follows PyTorch's result_type (kernel_util.h) and, as in ExecuTorch's portable
+// kernels, `out` must have exactly that dtype, except for div: true division computes integers
+// in float32 and writes any floating out; with a rounding mode the result may be cast to any out
+// PyTorch can cast it to. Integers wrap on overflow instead of being UB.
+
+#include <cmath>
+
+#include "etkit/kernels/elementwise.h"
+#include "etkit/kernels/kernel_util.h"
+#include "kernels.h"
+#include "pointwise_util.h"
+
+namespace etkit::kernels {
+namespace {
+
+// PyTorch's alpha_check: a bool alpha needs a bool result; a double alpha a floating one.
+bool check_alpha(KernelContext& ctx, const Scalar& alpha, ScalarType common) {
+  if (alpha.is_bool() && common != ScalarType::Bool) {
+    ctx.fail(ErrorCode::InvalidType, "alpha is a bool, which needs a bool result, not %s",
+             scalar_type_name(common));
+    return false;
+  }
+  if (alpha.is_floating() && !is_floating_type(common)) {
+    ctx.fail(ErrorCode::InvalidType, "alpha is a double, which needs a floating result, not %s",
+             scalar_type_name(common));
+    return false;
+  }
+  return true;
+}
+
+// The part of add/sub/mul.out shared by all three: arguments, dtypes, broadcasting, resize.
+struct BinaryArgs {
+  Tensor* self = nullptr;
+  Tensor* other = nullptr;
+  Tensor* out = nullptr;
+  ScalarType common = ScalarType::Float;
+  std::array<Operand, 2> operands;
+};
+
+bool prepare_binary(KernelContext& ctx, std::span<EValue*> args, size_t out_index,
+                    BinaryArgs* b) {
+  b->self = tensor_arg(ctx, args, 0, "self");
+  if (b->self == nullptr) return false;
+  b->other = tensor_arg(ctx, args, 1, "other");
+  if (b->other == nullptr) return false;
+  b->out = tensor_arg(ctx, args, out_index, "out");
+  if (b->out == nullptr) return false;
+  return pointwise::promote_tensors(ctx, *b->self, *b->other, *b->out, &b->common);
+}
+
+bool finish_binary(KernelContext& ctx, BinaryArgs* b) {
+  if (!pointwise::check_promoted_out(ctx, *b->out, b->common, "self and other")) return false;
+  Shape shape;
+  if (!broadcast_shapes(ctx, *b->self, "self", *b->other, "other", &shape)) return false;
+  if (!resize_out(ctx, *b->out, shape.span())) return false;
+  b->operands = {broadcast_operand(*b->self, b->out->sizes()),
+                 broadcast_operand(*b->other, b->out->sizes())};
+  return true;
+}
+
+// out = self + sign * alpha * other, in the result dtype.
+void add_sub(KernelContext& ctx, std::span<EValue*> args, bool subtract) {
+  if (!check_num_args(ctx, args, 4)) return;
+  BinaryArgs b;
+  if (!prepare_binary(ctx, args, 3, &b)) return;
+  if (subtract &&
+      (b.self->dtype() == ScalarType::Bool || b.other->dtype() == ScalarType::Bool)) {
+    ctx.fail(ErrorCode::InvalidType,
+             "%s has dtype bool; subtraction with a bool tensor is not supported (use "
+             "logical_xor or logical_not)",
+             b.self->dtype() == ScalarType::Bool ? "self" : "other");
+    return;
+  }
+  Scalar alpha;
+  if (!scalar_arg(ctx, args, 2, "alpha", &alpha)) return;
+  if (!check_alpha(ctx, alpha, b.common)) return;
+  if (!finish_binary(ctx, &b)) return;
+
+  dispatch_dtype(b.common, [&](auto tag) {
+    using C = typename decltype(tag)::type;
+    if constexpr (std::is_same_v<C, bool>) {
+      // Bool add computes a + alpha * b and converts to bool: a logical or.
+      const bool a = alpha.to<bool>();
+      elementwise<C, 2>(*b.out, b.operands, [a](bool x, bool y) { return x || (a && y); });
+    } else {
+      const C a = alpha.to<C>();
+      const bool unit = alpha.kind != Scalar::Kind::Double ? alpha.i == 1 : alpha.d == 1.0;
+      if (subtract && unit) {
+        elementwise<C, 2>(*b.out, b.operands, [](C x, C y) { return sub_wrap(x, y); });
+      } else if (subtract) {
+        elementwise<C, 2>(*b.out, b.operands, [a](C x, C y) { return sub_wrap(x, mul_wrap(a, y)); });
+      } else if (unit) {
+        elementwise<C, 2>(*b.out, b.operands, [](C x, C y) { return add_wrap(x, y); });
+      } else {
+        elementwise<C, 2>(*b.out, b.operands, [a](C x, C y) { return add_wrap(x, mul_wrap(a, y)); });
+      }
+    }
+  });
+}
+
+// Integer power by squaring, wrapping on overflow; `e` >= 0.
+template <typename C>
+C int_pow(C base, uint64_t e) {
+  C result = C(1);
+  while (e != 0) {
+    if ((e & 1u) != 0) result = mul_wrap(result, base);
+    base = mul_wrap(base, base);
+    e >>= 1;
+  }
+  return result;
+}
+
+enum class Rounding { None, Trunc, Floor };
+
+// PyTorch's div_floor for floating types: the floor of the exact quotient, computed from fmod so
+// that a quotient just below an integer does not round up to it.
+template <typename C>
+C floor_divide_floating(C a, C b) {
+  if (b == C(0)) return a / b;
+  const C mod = std::fmod(a, b);
+  C div = (a - mod) / b;
+  if (mod != C(0) && ((b < C(0)) != (mod < C(0)))) div -= C(1);
+  if (div == C(0)) return std::copysign(C(0), a / b);
+  C floor_div = std::floor(div);
+  if (div - floor_div > C(0.5)) floor_div += C(1);
+  return floor_div;
+}
+
+// Integer division rounded toward zero or down; `b` is not zero. INT_MIN / -1 wraps (to INT_MIN)
+// instead of trapping.
+template <typename C>
+C divide_integer(C a, C b, Rounding rounding) {
+  if constexpr (std::is_signed_v<C>) {
+    if (b == C(-1)) return sub_wrap(C(0), a);
+  }
+  C q = static_cast<C>(a / b);
+  if (rounding == Rounding::Floor) {
+    const C r = static_cast<C>(a % b);
+    if (r != C(0) && ((r < C(0)) != (b < C(0)))) q = static_cast<C>(q - C(1));
+  }
+  return q;
+}
+
+// True if any element of `t` is zero. Its elements fill numel() slots of memory whatever its dim
+// order, so they can be scanned flat.
+bool has_zero(const Tensor& t) {
+  for (int64_t i = 0; i < t.numel(); ++i) {
+    if (load_as<int64_t>(t.data(), t.dtype(), i) == 0) return true;
+  }
+  return false;
+}
+
+void div(KernelContext& ctx, std::span<EValue*> args, size_t out_index, Rounding rounding) {
+  BinaryArgs b;
+  if (!prepare_binary(ctx, args, out_index, &b)) return;
+  ScalarType compute = b.common;
+  if (rounding == Rounding::None) {
+    // True division: integers and bools divide in the default float dtype.
+    if (!is_floating_type(compute)) compute = ScalarType::Float;
+    if (!pointwise::check_floating_out(ctx, *b.out)) return;
+  } else {
+    if (compute == ScalarType::Bool) {
+      ctx.fail(ErrorCode::InvalidType,
+               "self and other have dtype bool, which division with a rounding mode does not "
+               "support");
+      return;
+    }
+    if (!pointwise::can_cast(compute, b.out->dtype())) {
+      ctx.fail(ErrorCode::InvalidType,
+               "out has dtype %s, which the result dtype %s cannot be cast to",
+               scalar_type_name(b.out->dtype()), scalar_type_name(compute));
+      return;
+    }
+    if (!is_floating_type(compute) && has_zero(*b.other)) {
+      ctx.fail(ErrorCode::InvalidArgument,
+               "other has a zero element: integer division by zero (rounding_mode '%s')",
+               rounding == Rounding::Trunc ? "trunc" : "floor");
+      return;
+    }
+  }
+  Shape shape;
+  if (!broadcast_shapes(ctx, *b.self, "self", *b.other, "other", &shape)) return;
+  if (!resize_out(ctx, *b.out, shape.span())) return;
+  b.operands = {broadcast_operand(*b.self, b.out->sizes()),
+                broadcast_operand(*b.other, b.out->sizes())};
+  pointwise::dispatch_pair(b.out->dtype(), compute, [&](auto out_tag, auto compute_tag) {
+    using O = typename decltype(out_tag)::type;
+    using C = typename decltype(compute_tag)::type;
+    if constexpr (std::is_floating_point_v<C>) {
+      if (rounding == Rounding::None) {
+        pointwise::map_to<O, C, 2>(*b.out, b.operands, [](C x, C y) { return x / y; });
+      } else if (rounding == Rounding::Trunc) {
+        pointwise::map_to<O, C, 2>(*b.out, b.operands,
+                                   [](C x, C y) { return std::trunc(x / y); });
+      } else {
+        pointwise::map_to<O, C, 2>(*b.out, b.operands,
+                                   [](C x, C y) { return floor_divide_floating(x, y); });
+      }
+    } else if constexpr (!std::is_same_v<C, bool>) {
+      pointwise::map_to<O, C, 2>(*b.out, b.operands,
+                                 [rounding](C x, C y) { return divide_integer(x, y, rounding); });
+    }
+  });
+}
+
+void div_out(KernelContext& ctx, std::span<EValue*> args) {
+  if (!check_num_args(ctx, args, 3)) return;
+  div(ctx, args, 2, Rounding::None);
+}
+
+void div_mode_out(KernelContext& ctx, std::span<EValue*> args) {
+  if (!check_num_args(ctx, args, 4)) return;
+  Rounding rounding = Rounding::None;
+  const EValue* mode = args[2];
+  if (mode->is_string()) {
+    const std::string_view name = mode->to_string();
+    if (name == "trunc") {
+      rounding = Rounding::Trunc;
+    } else if (name == "floor") {
+      rounding = Rounding::Floor;
+    } else {
+      ctx.fail(ErrorCode::InvalidArgument,
+               "rounding_mode is '%.*s', expected 'trunc', 'floor' or none",
+               static_cast<int>(name.size() > 32 ? 32 : name.size()), name.data());
+      return;
+    }
+  } else if (!mode->is_none()) {
+    ctx.fail(ErrorCode::InvalidType, "rounding_mode is not a string or none");
+    return;
+  }
+  div(ctx, args, 3, rounding);
+}
+
+}  // namespace
+
+void add_out(KernelContext& ctx, std::span<EValue*> args) { add_sub(ctx, args, false); }
+
+void sub_out(KernelContext& ctx, std::span<EValue*> args) { add_sub(ctx, args, true); }
+
+void mul_out(KernelContext& ctx, std::span<EValue*> args) {
+  if (!check_num_args(ctx, args, 3)) return;
+  BinaryArgs b;
+  if (!prepare_binary(ctx, args, 2, &b) || !finish_binary(ctx, &b)) return;
+  dispatch_dtype(b.common, [&](auto tag) {
+    using C = typename decltype(tag)::type;
+    elementwise<C, 2>(*b.out, b.operands, [](C x, C y) { return mul_wrap(x, y); });
+  });
+}
+
+void mul_scalar_out(KernelContext& ctx, std::span<EValue*> args) {
+  if (!check_num_args(ctx, args, 3)) return;
+  Tensor* self = tensor_arg(ctx, args, 0, "self");
+  if (self == nullptr) return;
+  Scalar other;
+  if (!scalar_arg(ctx, args, 1, "other", &other)) return;
+  Tensor* out = tensor_arg(ctx, args, 2, "out");
+  if (out == nullptr) return;
+  if (!check_computed_dtype(ctx, *self, "self") || !check_computed_dtype(ctx, *out, "out")) return;
+  ResultType rt;
+  rt.add_tensor(*self);
+  rt.add_scalar(other);
+  ScalarType common;
+  if (!pointwise::result_dtype(ctx, rt, "self and other", &common)) return;
+  if (!pointwise::check_promoted_out(ctx, *out, common, "self and other")) return;
+  if (!resize_out(ctx, *out, self->sizes())) return;
+  const Operand in = broadcast_operand(*self, out->sizes());
+  dispatch_dtype(common, [&](auto tag) {
+    using C = typename decltype(tag)::type;
+    const C s = other.to<C>();
+    elementwise<C, 1>(*out, {in}, [s](C x) { return mul_wrap(x, s); });
+  });
+}
+
+void pow_tensor_scalar_out(KernelContext& ctx, std::span<EValue*> args) {
+  if (!check_num_args(ctx, args, 3)) return;
+  Tensor* self = tensor_arg(ctx, args, 0, "self");
+  if (self == nullptr) return;
+  Scalar exponent;
+  if (!scalar_arg(ctx, args, 1, "exponent", &exponent)) return;
+  Tensor* out = tensor_arg(ctx, args, 2, "out");
+  if (out == nullptr) return;
+  if (!check_computed_dtype(ctx, *self, "self") || !check_computed_dtype(ctx, *out, "out")) return;
+  ResultType rt;
+  rt.add_tensor(*self);
+  rt.add_scalar(exponent);
+  ScalarType common;
+  if (!pointwise::result_dtype(ctx, rt, "self and exponent", &common)) return;
+  if (common == ScalarType::Bool) {
+    // PyTorch has no bool pow kernel; a bool tensor with an int exponent promotes to int64.
+    ctx.fail(ErrorCode::InvalidType,
+             "self has dtype bool and exponent is a bool: pow is not supported for a bool result");
+    return;
+  }
+  if (!is_floating_type(common) && !exponent.is_floating() && exponent.to<int64_t>() < 0) {
+    ctx.fail(ErrorCode::InvalidArgument,
+             "exponent is %lld: integers to negative integer powers are not allowed",
+             static_cast<long long>(exponent.to<int64_t>()));
+    return;
+  }
+  if (!pointwise::check_promoted_out(ctx, *out, common, "self and exponent")) return;
+  if (!resize_out(ctx, *out, self->sizes())) return;
+  const Operand in = broadcast_operand(*self, out->sizes());
+  dispatch_dtype(common, [&](auto tag) {
+    using C = typename decltype(tag)::type;
+    if constexpr (std::is_floating_point_v<C>) {
+      const C e = exponent.to<C>();
+      if (e == C(2)) {
+        elementwise<C, 1>(*out, {in}, [](C x) { return x * x; });
+      } else {
+        elementwise<C, 1>(*out, {in}, [e](C x) { return static_cast<C>(std::pow(x, e)); });
+      }
+    } else if constexpr (!std::is_same_v<C, bool>) {
+      const uint64_t e = static_cast<uint64_t>(exponent.to<int64_t>());
+      elementwise<C, 1>(*out, {in}, [e](C x) { return int_pow(x, e); });
+    }
+  });
+}
+
+std::span<const KernelEntry> binary_kernels() {
+  static constexpr KernelEntry kTable[] = {
+      {"aten::add.out", add_out},
+      {"aten::div.out", div_out},
+      {"aten::div.out_mode", div_mode_out},
+      {"aten::mul.Scalar_out", mul_scalar_out},
+      {"aten::mul.out", mul_out},
+      {"aten::pow.Tensor_Scalar_out", pow_tensor_scalar_out},
+      {"aten::sub.out", sub_out},
+  };
+  return kTable;
+}
+
+}  // namespace etkit::kernels

@@ -1,0 +1,68 @@
+// The contiguous float loops of exp.out, sigmoid.out, silu.out and gelu.out (tanh), once per
+// ISA; see float_loops.h.
+
+#include "float_loops.h"
+
+#include "etkit/kernels/fast_math.h"
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define ETKIT_FLOAT_LOOPS_AVX2 1
+#endif
+
+namespace etkit::kernels {
+namespace {
+
+// The loop bodies are always_inline, so each ISA's function below gets its own vectorized copy.
+[[gnu::always_inline]] inline void exp_loop(const float* in, float* out, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) out[i] = exp_of(in[i]);
+}
+[[gnu::always_inline]] inline void sigmoid_loop(const float* in, float* out, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) out[i] = sigmoid_of(in[i]);
+}
+[[gnu::always_inline]] inline void silu_loop(const float* in, float* out, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) out[i] = silu_of(in[i]);
+}
+[[gnu::always_inline]] inline void gelu_tanh_loop(const float* in, float* out, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) out[i] = gelu_tanh_of(in[i]);
+}
+
+void exp_baseline(const float* in, float* out, int64_t n) { exp_loop(in, out, n); }
+void sigmoid_baseline(const float* in, float* out, int64_t n) { sigmoid_loop(in, out, n); }
+void silu_baseline(const float* in, float* out, int64_t n) { silu_loop(in, out, n); }
+void gelu_tanh_baseline(const float* in, float* out, int64_t n) { gelu_tanh_loop(in, out, n); }
+constexpr FloatLoops kBaseline = {exp_baseline, sigmoid_baseline, silu_baseline,
+                                  gelu_tanh_baseline};
+
+#ifdef ETKIT_FLOAT_LOOPS_AVX2
+// AVX2 without FMA, so that the results are the baseline's bits (float_loops.h).
+[[gnu::target("avx2")]] void exp_avx2(const float* in, float* out, int64_t n) {
+  exp_loop(in, out, n);
+}
+[[gnu::target("avx2")]] void sigmoid_avx2(const float* in, float* out, int64_t n) {
+  sigmoid_loop(in, out, n);
+}
+[[gnu::target("avx2")]] void silu_avx2(const float* in, float* out, int64_t n) {
+  silu_loop(in, out, n);
+}
+[[gnu::target("avx2")]] void gelu_tanh_avx2(const float* in, float* out, int64_t n) {
+  gelu_tanh_loop(in, out, n);
+}
+constexpr FloatLoops kAvx2 = {exp_avx2, sigmoid_avx2, silu_avx2, gelu_tanh_avx2};
+#endif
+
+FloatLoops choose() {
+#ifdef ETKIT_FLOAT_LOOPS_AVX2
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx2")) return kAvx2;
+#endif
+  return kBaseline;
+}
+
+}  // namespace
+
+const FloatLoops& float_loops() {
+  static const FloatLoops chosen = choose();
+  return chosen;
+}
+
+}  // namespace etkit::kernels

@@ -1,0 +1,57 @@
+#pragma once
+
+// Declarations of the portable kernel families and of the kernels other files call.
+// Each follows the calling convention in etkit/runtime/kernel.h: one value per schema argument in
+// schema order, plus the return slot.
+
+#include <span>
+
+#include "etkit/runtime/kernel.h"
+
+namespace etkit::kernels {
+
+// Each operator family registers its kernels through one table function, defined at the end of
+// its file: portable_kernels() (etkit/kernels/portable_kernels.h) merges them. A family's kernels may stay file-local.
+std::span<const KernelEntry> binary_kernels();      // binary_ops.cpp
+std::span<const KernelEntry> unary_kernels();       // unary_ops.cpp
+std::span<const KernelEntry> matmul_kernels();      // matmul.cpp
+std::span<const KernelEntry> shape_kernels();       // shape_ops.cpp
+std::span<const KernelEntry> copy_kernels();        // copy_ops.cpp
+std::span<const KernelEntry> reduce_kernels();      // reduce_ops.cpp
+std::span<const KernelEntry> activation_kernels();  // activation_ops.cpp
+std::span<const KernelEntry> comparison_kernels();  // comparison_ops.cpp
+std::span<const KernelEntry> where_kernels();       // where_ops.cpp
+std::span<const KernelEntry> quantize_kernels();    // quantize_ops.cpp
+std::span<const KernelEntry> conv_kernels();        // conv_ops.cpp
+std::span<const KernelEntry> pool_kernels();        // pool_ops.cpp
+std::span<const KernelEntry> norm_kernels();        // norm_ops.cpp
+std::span<const KernelEntry> softmax_kernels();     // softmax_ops.cpp
+std::span<const KernelEntry> index_kernels();       // index_ops.cpp
+std::span<const KernelEntry> creation_kernels();    // creation_ops.cpp
+std::span<const KernelEntry> pad_kernels();         // pad_ops.cpp
+
+// binary_ops.cpp
+void add_out(KernelContext& ctx, std::span<EValue*> args);
+void sub_out(KernelContext& ctx, std::span<EValue*> args);
+void mul_out(KernelContext& ctx, std::span<EValue*> args);
+void mul_scalar_out(KernelContext& ctx, std::span<EValue*> args);
+void pow_tensor_scalar_out(KernelContext& ctx, std::span<EValue*> args);
+// unary_ops.cpp
+void neg_out(KernelContext& ctx, std::span<EValue*> args);
+void tanh_out(KernelContext& ctx, std::span<EValue*> args);
+// matmul.cpp
+void mm_out(KernelContext& ctx, std::span<EValue*> args);
+void addmm_out(KernelContext& ctx, std::span<EValue*> args);
+// shape_ops.cpp
+void permute_copy_out(KernelContext& ctx, std::span<EValue*> args);
+void expand_copy_out(KernelContext& ctx, std::span<EValue*> args);
+void view_copy_out(KernelContext& ctx, std::span<EValue*> args);
+void alias_copy_out(KernelContext& ctx, std::span<EValue*> args);
+// copy_ops.cpp
+void full_like_out(KernelContext& ctx, std::span<EValue*> args);
+void to_dim_order_copy_out(KernelContext& ctx, std::span<EValue*> args);
+void clone_dim_order_out(KernelContext& ctx, std::span<EValue*> args);
+// reduce_ops.cpp
+void sum_intlist_out(KernelContext& ctx, std::span<EValue*> args);
+
+}  // namespace etkit::kernels

@@ -1,0 +1,201 @@
+#pragma once
+
+// Helpers of the pointwise kernels (activation, comparison, where, quantize, div and the
+// floating unary ops) that `elementwise.h` does not cover: a loop whose compute type differs
+// from the output's dtype and that takes up to three inputs, broadcasting of three shapes,
+// and PyTorch's can_cast.
+//
+// Nothing here allocates. When every input has the output's dtype and the compute type is the
+// output's, `map_to` hands over to `elementwise` (its vectorized flat paths).
+
+#include <array>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <limits>
+#include <type_traits>
+
+#include "etkit/runtime/tensor.h"
+#include "etkit/kernels/elementwise.h"
+#include "etkit/kernels/kernel_util.h"
+
+namespace etkit::kernels::pointwise {
+
+/// PyTorch's `canCast(from, to)`: no floating to integral, no non-bool to bool.
+inline bool can_cast(ScalarType from, ScalarType to) {
+  if (is_floating_type(from) && is_integral_type(to, false)) return false;
+  if (from != ScalarType::Bool && to == ScalarType::Bool) return false;
+  return true;
+}
+
+// scalar_fits and ScalarText live in kernel_util.h; activation_ops.cpp still names them as
+// pointwise:: members.
+using kernels::scalar_fits;
+using kernels::ScalarText;
+
+/// The broadcast shape of `n` tensors (PyTorch rules); fails (InvalidArgument) naming the first
+/// pair that does not broadcast.
+template <size_t N>
+bool broadcast_all(KernelContext& ctx, const std::array<const Tensor*, N>& t,
+                   const std::array<const char*, N>& names, Shape* out) {
+  int rank = 0;
+  for (const Tensor* x : t) rank = x->dim() > rank ? x->dim() : rank;
+  out->rank = rank;
+  for (int i = 0; i < rank; ++i) {
+    int32_t size = 1;
+    size_t owner = 0;
+    for (size_t k = 0; k < N; ++k) {
+      const int d = i - (rank - t[k]->dim());
+      const int32_t s = d >= 0 ? t[k]->sizes()[static_cast<size_t>(d)] : 1;
+      if (s == 1) continue;
+      if (size != 1 && s != size) {
+        ctx.fail(ErrorCode::InvalidArgument,
+                 "%s has sizes %s and %s has sizes %s, which do not broadcast (dimension %d: %d "
+                 "vs %d)",
+                 names[owner], SizesText(t[owner]->sizes()).text, names[k],
+                 SizesText(t[k]->sizes()).text, i, size, s);
+        return false;
+      }
+      size = s;
+      owner = k;
+    }
+    out->sizes[i] = size;
+  }
+  return true;
+}
+
+/// Walks `out` in its memory order and calls `run(out_pos, base, step, count)` for each run of
+/// the innermost dimension: elements out_pos..out_pos+count-1 of out's memory read input k at
+/// `base[k] + j * step[k]` (element offsets).
+template <size_t N, typename Run>
+void for_each_run(const Tensor& out, const std::array<Operand, N>& in, Run&& run) {
+  const int64_t numel = out.numel();
+  if (numel == 0) return;
+  const int rank = out.dim();
+  std::array<int64_t, N> base{};
+  std::array<int64_t, N> step{};
+  if (rank == 0) {
+    run(int64_t{0}, base, step, int64_t{1});
+    return;
+  }
+  int order[kMaxRank];
+  for (int k = 0; k < rank; ++k) order[k] = out.dim_order()[static_cast<size_t>(k)];
+  const int inner = order[rank - 1];
+  const int64_t inner_size = out.size(inner);
+  for (size_t k = 0; k < N; ++k) step[k] = in[k].strides[inner];
+  int64_t index[kMaxRank] = {};
+  for (int64_t out_pos = 0; out_pos < numel; out_pos += inner_size) {
+    run(out_pos, base, step, inner_size);
+    for (int k = rank - 2; k >= 0; --k) {
+      const int d = order[k];
+      if (++index[d] < out.size(d)) {
+        for (size_t q = 0; q < N; ++q) base[q] += in[q].strides[d];
+        break;
+      }
+      for (size_t q = 0; q < N; ++q) base[q] -= in[q].strides[d] * (index[d] - 1);
+      index[d] = 0;
+    }
+  }
+}
+
+namespace detail {
+
+template <typename C>
+inline C load(const Operand& op, bool typed, int64_t index) {
+  return typed ? static_cast<const C*>(op.data)[index] : load_as<C>(op.data, op.dtype, index);
+}
+
+}  // namespace detail
+
+/// out[i] = convert<Out>(op(in[0][i], ..., in[N-1][i])), each input read and converted to
+/// `Compute` (the dtype PyTorch computes the operator in), for N in 1..3. Reading a bool as an
+/// integer or float gives 0/1. Out must be `Out`'s dtype; inputs may have any computed dtype.
+template <typename Out, typename Compute, size_t N, typename Op>
+void map_to(Tensor& out, const std::array<Operand, N>& in, Op op) {
+  static_assert(N >= 1 && N <= 3, "map_to supports one to three inputs");
+  if constexpr (std::is_same_v<Out, Compute> && N <= 2) {
+    bool same = true;
+    for (const Operand& o : in) same = same && o.dtype == out.dtype();
+    if (same) {
+      elementwise<Out, N>(out, in, op);
+      return;
+    }
+  }
+  Out* o = out.data_as<Out>();
+  std::array<bool, N> typed;
+  for (size_t k = 0; k < N; ++k) typed[k] = in[k].dtype == dtype_of<Compute>();
+  for_each_run<N>(out, in, [&](int64_t pos, const std::array<int64_t, N>& base,
+                               const std::array<int64_t, N>& step, int64_t count) {
+    for (int64_t j = 0; j < count; ++j) {
+      if constexpr (N == 1) {
+        o[pos + j] = convert<Out>(op(detail::load<Compute>(in[0], typed[0], base[0] + j * step[0])));
+      } else if constexpr (N == 2) {
+        o[pos + j] = convert<Out>(op(detail::load<Compute>(in[0], typed[0], base[0] + j * step[0]),
+                                     detail::load<Compute>(in[1], typed[1], base[1] + j * step[1])));
+      } else {
+        o[pos + j] = convert<Out>(op(detail::load<Compute>(in[0], typed[0], base[0] + j * step[0]),
+                                     detail::load<Compute>(in[1], typed[1], base[1] + j * step[1]),
+                                     detail::load<Compute>(in[2], typed[2], base[2] + j * step[2])));
+      }
+    }
+  });
+}
+
+/// Calls `f(TypeTag<Out>{}, TypeTag<Compute>{})` for a pair of computed dtypes; false if either
+/// is not one.
+template <typename F>
+bool dispatch_pair(ScalarType out, ScalarType compute, F&& f) {
+  bool ok = false;
+  dispatch_dtype(out, [&](auto out_tag) {
+    ok = dispatch_dtype(compute, [&](auto compute_tag) { f(out_tag, compute_tag); });
+  });
+  return ok;
+}
+
+/// Fails (InvalidType) unless `out` has a floating dtype etkit computes with.
+inline bool check_floating_out(KernelContext& ctx, const Tensor& out) {
+  if (out.dtype() != ScalarType::Float && out.dtype() != ScalarType::Double) {
+    ctx.fail(ErrorCode::InvalidType, "out has dtype %s, expected a floating type",
+             scalar_type_name(out.dtype()));
+    return false;
+  }
+  return true;
+}
+
+/// The result dtype of `rt`, or fails (InvalidType) naming `inputs`.
+inline bool result_dtype(KernelContext& ctx, const ResultType& rt, const char* inputs,
+                         ScalarType* out) {
+  if (!rt.get(out)) {
+    ctx.fail(ErrorCode::InvalidType, "%s have dtypes etkit cannot promote", inputs);
+    return false;
+  }
+  return true;
+}
+
+/// The tensor-tensor prelude of binary pointwise kernels: self, other and out must have dtypes
+/// the kernels compute with, and self and other must promote; `*common` is their result dtype.
+inline bool promote_tensors(KernelContext& ctx, const Tensor& self, const Tensor& other,
+                            const Tensor& out, ScalarType* common) {
+  if (!check_computed_dtype(ctx, self, "self") || !check_computed_dtype(ctx, other, "other") ||
+      !check_computed_dtype(ctx, out, "out")) {
+    return false;
+  }
+  ResultType rt;
+  rt.add_tensor(self);
+  rt.add_tensor(other);
+  return result_dtype(ctx, rt, "self and other", common);
+}
+
+/// Fails (InvalidType) unless `out` has `expected`, the promoted dtype of `inputs`.
+inline bool check_promoted_out(KernelContext& ctx, const Tensor& out, ScalarType expected,
+                               const char* inputs) {
+  if (out.dtype() != expected) {
+    ctx.fail(ErrorCode::InvalidType, "out has dtype %s, expected %s (the promoted dtype of %s)",
+             scalar_type_name(out.dtype()), scalar_type_name(expected), inputs);
+    return false;
+  }
+  return true;
+}
+
+}  // namespace etkit::kernels::pointwise

@@ -1,0 +1,168 @@
+// Per-tensor affine quantization: quantized_decomposed::quantize_per_tensor and
+// dequantize_per_tensor, computed exactly as ExecuTorch's portable kernels do.
+//
+// quantize: q = clamp(zero_point + nearbyint(x * (1.0f / scale)), quant_min, quant_max), the
+// product and the rounding in float32 (round half to even, the default rounding mode), into a
+// uint8/int8/int16/int32 out whose dtype is the `dtype` argument.
+// dequantize: x = float32(q - zero_point) * float32(scale), into a float32 or float64 out.
+// Unlike ExecuTorch, out-of-range or NaN intermediates convert without undefined behaviour
+// (saturating; NaN becomes 0 before the clamp), and the subtraction cannot overflow.
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+
+#include "etkit/kernels/elementwise.h"
+#include "etkit/kernels/kernel_util.h"
+#include "kernels.h"
+#include "pointwise_util.h"
+
+namespace etkit::kernels {
+namespace {
+
+// A `float` schema argument: a Double value (an Int is accepted too).
+bool double_arg(KernelContext& ctx, std::span<EValue*> args, size_t i, const char* name,
+                double* out) {
+  Scalar s;
+  if (!scalar_arg(ctx, args, i, name, &s)) return false;
+  if (s.is_bool()) {
+    ctx.fail(ErrorCode::InvalidType, "%s is a bool, expected a double", name);
+    return false;
+  }
+  *out = s.to<double>();
+  return true;
+}
+
+bool dtype_arg(KernelContext& ctx, std::span<EValue*> args, size_t i, const char* name,
+               ScalarType* out) {
+  bool present = false;
+  if (!optional_dtype_arg(ctx, args, i, name, &present, out)) return false;
+  if (!present) {
+    ctx.fail(ErrorCode::InvalidType, "%s is none, expected a dtype", name);
+    return false;
+  }
+  return true;
+}
+
+// The integer dtypes a quantized value may have, with their ranges.
+bool quantized_range(ScalarType t, int64_t* lo, int64_t* hi) {
+  switch (t) {
+    case ScalarType::Byte: *lo = 0; *hi = 255; return true;
+    case ScalarType::Char: *lo = -128; *hi = 127; return true;
+    case ScalarType::Short: *lo = -32768; *hi = 32767; return true;
+    case ScalarType::Int:
+      *lo = std::numeric_limits<int32_t>::min();
+      *hi = std::numeric_limits<int32_t>::max();
+      return true;
+    default: return false;
+  }
+}
+
+// The parameters both kernels share: (input, scale, zero_point, quant_min, quant_max, dtype).
+struct QuantParams {
+  Tensor* input = nullptr;
+  double scale = 1.0;
+  int64_t zero_point = 0;
+  int64_t quant_min = 0;
+  int64_t quant_max = 0;
+  ScalarType dtype = ScalarType::Byte;
+};
+
+bool quant_params(KernelContext& ctx, std::span<EValue*> args, QuantParams* p) {
+  p->input = tensor_arg(ctx, args, 0, "input");
+  if (p->input == nullptr) return false;
+  if (!double_arg(ctx, args, 1, "scale", &p->scale) ||
+      !int_arg(ctx, args, 2, "zero_point", &p->zero_point) ||
+      !int_arg(ctx, args, 3, "quant_min", &p->quant_min) ||
+      !int_arg(ctx, args, 4, "quant_max", &p->quant_max) ||
+      !dtype_arg(ctx, args, 5, "dtype", &p->dtype)) {
+    return false;
+  }
+  int64_t lo = 0;
+  int64_t hi = 0;
+  if (!quantized_range(p->dtype, &lo, &hi)) {
+    ctx.fail(ErrorCode::InvalidType, "dtype is %s, expected one of uint8, int8, int16, int32",
+             scalar_type_name(p->dtype));
+    return false;
+  }
+  if (p->quant_min < lo || p->quant_max > hi || p->quant_min > p->quant_max) {
+    ctx.fail(ErrorCode::InvalidArgument,
+             "quant_min %lld and quant_max %lld do not make a range within %s [%lld, %lld]",
+             static_cast<long long>(p->quant_min), static_cast<long long>(p->quant_max),
+             scalar_type_name(p->dtype), static_cast<long long>(lo), static_cast<long long>(hi));
+    return false;
+  }
+  return true;
+}
+
+void quantize_per_tensor_out(KernelContext& ctx, std::span<EValue*> args) {
+  if (!check_num_args(ctx, args, 7)) return;
+  QuantParams p;
+  if (!quant_params(ctx, args, &p)) return;
+  Tensor* out = tensor_arg(ctx, args, 6, "out");
+  if (out == nullptr) return;
+  const ScalarType in_type = p.input->dtype();
+  if (in_type != ScalarType::Float && in_type != ScalarType::Double) {
+    ctx.fail(ErrorCode::InvalidType, "input has dtype %s, expected float32 or float64",
+             scalar_type_name(in_type));
+    return;
+  }
+  if (!check_dtype_is(ctx, *out, "out", p.dtype)) return;
+  if (!resize_out(ctx, *out, p.input->sizes())) return;
+  const Operand in = broadcast_operand(*p.input, out->sizes());
+  const float inv_scale = 1.0f / static_cast<float>(p.scale);
+  // ExecuTorch adds the zero point as int32 to the rounded float: the sum is a float.
+  const float zero_point = static_cast<float>(static_cast<int32_t>(p.zero_point));
+  const int64_t qmin = p.quant_min;
+  const int64_t qmax = p.quant_max;
+  pointwise::dispatch_pair(out->dtype(), in_type, [&](auto out_tag, auto in_tag) {
+    using O = typename decltype(out_tag)::type;
+    using I = typename decltype(in_tag)::type;
+    if constexpr (std::is_floating_point_v<I> && kIsWrapInt<O>) {
+      pointwise::map_to<O, I, 1>(*out, {in}, [=](I x) {
+        const float rounded = std::nearbyint(static_cast<float>(inv_scale * x));
+        const int64_t q = convert<int64_t>(zero_point + rounded);
+        return q < qmin ? qmin : q > qmax ? qmax : q;
+      });
+    }
+  });
+}
+
+void dequantize_per_tensor_out(KernelContext& ctx, std::span<EValue*> args) {
+  if (!check_num_args(ctx, args, 8)) return;
+  QuantParams p;
+  if (!quant_params(ctx, args, &p)) return;
+  bool has_out_dtype = false;
+  ScalarType out_dtype = ScalarType::Float;
+  if (!optional_dtype_arg(ctx, args, 6, "out_dtype", &has_out_dtype, &out_dtype)) return;
+  Tensor* out = tensor_arg(ctx, args, 7, "out");
+  if (out == nullptr) return;
+  if (!check_dtype_is(ctx, *p.input, "input", p.dtype)) return;
+  if (!pointwise::check_floating_out(ctx, *out)) return;
+  if (has_out_dtype && !check_dtype_is(ctx, *out, "out", out_dtype)) return;
+  if (!resize_out(ctx, *out, p.input->sizes())) return;
+  const Operand in = broadcast_operand(*p.input, out->sizes());
+  const float scale = static_cast<float>(p.scale);
+  const int64_t zero_point = static_cast<int32_t>(p.zero_point);
+  pointwise::dispatch_pair(out->dtype(), p.dtype, [&](auto out_tag, auto in_tag) {
+    using O = typename decltype(out_tag)::type;
+    using I = typename decltype(in_tag)::type;
+    if constexpr (std::is_floating_point_v<O> && kIsWrapInt<I>) {
+      pointwise::map_to<O, I, 1>(*out, {in}, [=](I q) {
+        return static_cast<float>(static_cast<int64_t>(q) - zero_point) * scale;
+      });
+    }
+  });
+}
+
+}  // namespace
+
+std::span<const KernelEntry> quantize_kernels() {
+  static constexpr KernelEntry kTable[] = {
+      {"quantized_decomposed::dequantize_per_tensor.out", dequantize_per_tensor_out},
+      {"quantized_decomposed::quantize_per_tensor.out", quantize_per_tensor_out},
+  };
+  return kTable;
+}
+
+}  // namespace etkit::kernels

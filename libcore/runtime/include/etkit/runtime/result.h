@@ -1,0 +1,130 @@
+#pragma once
+
+// `Result<T>`: a value or an `Error`, and the macros that propagate errors.
+//
+// Used throughout libcore (built without exceptions) and libinspect:
+//
+//   Result<Program> program = Program::load(loader);
+//   if (!program.ok()) return program.error();
+//
+//   ETKIT_TRY(method.execute());
+//   ETKIT_ASSIGN_OR_RETURN(auto meta, program.method_meta("forward"));
+
+#include <new>
+#include <type_traits>
+#include <utility>
+
+#include "etkit/runtime/error.h"
+
+namespace etkit {
+
+/// Holds either a `T` or a non-ok `Error`.
+template <typename T>
+class [[nodiscard]] Result {
+ public:
+  using value_type = T;
+
+  Result(const T& value) : has_value_(true) { new (&value_) T(value); }
+  Result(T&& value) : has_value_(true) { new (&value_) T(std::move(value)); }
+  /// An error result. Passing a success `Error` is a bug and becomes `ErrorCode::Internal`.
+  Result(const Error& error) : has_value_(false) {
+    if (error.ok()) {
+      new (&error_) Error(ErrorCode::Internal, "result constructed from a success error");
+    } else {
+      new (&error_) Error(error);
+    }
+  }
+
+  Result(Result&& other) noexcept(std::is_nothrow_move_constructible_v<T>)
+      : has_value_(other.has_value_) {
+    if (has_value_) {
+      new (&value_) T(std::move(other.value_));
+    } else {
+      new (&error_) Error(other.error_);
+    }
+  }
+  Result(const Result& other) : has_value_(other.has_value_) {
+    if (has_value_) {
+      new (&value_) T(other.value_);
+    } else {
+      new (&error_) Error(other.error_);
+    }
+  }
+  Result& operator=(Result&& other) noexcept(std::is_nothrow_move_constructible_v<T>) {
+    if (this != &other) {
+      destroy();
+      has_value_ = other.has_value_;
+      if (has_value_) {
+        new (&value_) T(std::move(other.value_));
+      } else {
+        new (&error_) Error(other.error_);
+      }
+    }
+    return *this;
+  }
+  Result& operator=(const Result& other) {
+    if (this != &other) {
+      destroy();
+      has_value_ = other.has_value_;
+      if (has_value_) {
+        new (&value_) T(other.value_);
+      } else {
+        new (&error_) Error(other.error_);
+      }
+    }
+    return *this;
+  }
+  ~Result() { destroy(); }
+
+  bool ok() const { return has_value_; }
+  /// The error; success if this result holds a value.
+  Error error() const { return has_value_ ? Error() : error_; }
+
+  /// The value. Must only be called when `ok()`.
+  T& get() & { return value_; }
+  const T& get() const& { return value_; }
+  T&& get() && { return std::move(value_); }
+  T* operator->() { return &value_; }
+  const T* operator->() const { return &value_; }
+  T& operator*() & { return value_; }
+  const T& operator*() const& { return value_; }
+
+ private:
+  void destroy() {
+    if (has_value_) value_.~T();
+  }
+  bool has_value_;
+  union {
+    T value_;
+    Error error_;
+  };
+};
+
+namespace internal {
+inline Error to_error(const Error& e) { return e; }
+template <typename T>
+Error to_error(const Result<T>& r) {
+  return r.error();
+}
+}  // namespace internal
+
+}  // namespace etkit
+
+#define ETKIT_INTERNAL_CONCAT2(a, b) a##b
+#define ETKIT_INTERNAL_CONCAT(a, b) ETKIT_INTERNAL_CONCAT2(a, b)
+
+/// Evaluates `expr` (an `Error` or a `Result`); returns its error from the enclosing function if
+/// it failed.
+#define ETKIT_TRY(expr)                                                              \
+  do {                                                                               \
+    ::etkit::Error etkit_try_error_ = ::etkit::internal::to_error((expr));           \
+    if (!etkit_try_error_.ok()) return etkit_try_error_;                             \
+  } while (0)
+
+/// Declares or assigns `lhs` from the value of `expr` (a `Result`), or returns its error.
+#define ETKIT_ASSIGN_OR_RETURN(lhs, expr) \
+  ETKIT_INTERNAL_ASSIGN_OR_RETURN(ETKIT_INTERNAL_CONCAT(etkit_result_, __LINE__), lhs, expr)
+#define ETKIT_INTERNAL_ASSIGN_OR_RETURN(tmp, lhs, expr) \
+  auto tmp = (expr);                                    \
+  if (!tmp.ok()) return tmp.error();                    \
+  lhs = std::move(tmp).get()

@@ -1,0 +1,384 @@
+#include "etkit/runtime/program.h"
+
+#include <cinttypes>
+#include <cstring>
+#include <string>
+
+#include "etkit/runtime/bytes.h"
+#include "program_internal.h"
+
+namespace etkit {
+
+namespace fb = ::executorch_flatbuffer;
+using internal::fb_program;
+using internal::fb_string;
+
+namespace {
+
+constexpr size_t kHeaderOffset = 8;
+constexpr size_t kMinHeaderLength = 24;
+constexpr size_t kMinimumAlignment = 16;
+
+
+
+const fb::ExecutionPlan* find_plan(const fb::Program* p, std::string_view name) {
+  for (const fb::ExecutionPlan* plan : *p->execution_plan()) {
+    if (fb_string(plan->name()) == name) return plan;
+  }
+  return nullptr;
+}
+
+const fb::EValue* plan_value(const fb::ExecutionPlan* plan, int32_t index) {
+  return plan->values()->Get(static_cast<flatbuffers::uoffset_t>(index));
+}
+
+Result<ValueInfo> value_info(const fb::ExecutionPlan* plan, int32_t index) {
+  const fb::EValue* v = plan_value(plan, index);
+  ValueInfo info;
+  switch (v->val_type()) {
+    case fb::KernelTypes::Null:
+      info.tag = Tag::None;
+      break;
+    case fb::KernelTypes::Int:
+      info.tag = Tag::Int;
+      info.int_value = v->val_as_Int()->int_val();
+      break;
+    case fb::KernelTypes::Bool:
+      info.tag = Tag::Bool;
+      info.bool_value = v->val_as_Bool()->bool_val();
+      break;
+    case fb::KernelTypes::Double:
+      info.tag = Tag::Double;
+      info.double_value = v->val_as_Double()->double_val();
+      break;
+    case fb::KernelTypes::String:
+      info.tag = Tag::String;
+      info.string_value = fb_string(v->val_as_String()->string_val());
+      break;
+    case fb::KernelTypes::Tensor: {
+      const fb::Tensor* t = v->val_as_Tensor();
+      info.tag = Tag::Tensor;
+      info.dtype = static_cast<ScalarType>(t->scalar_type());
+      info.sizes = {t->sizes()->data(), t->sizes()->size()};
+      info.dim_order = {t->dim_order()->data(), t->dim_order()->size()};
+      info.dynamism = static_cast<ShapeDynamism>(t->shape_dynamism());
+      info.planned = t->allocation_info() != nullptr;
+      info.constant = !info.planned && (t->data_buffer_idx() > 0 || internal::is_external(t));
+      break;
+    }
+    default:
+      return Error(ErrorCode::NotSupported, "value %d is a %s, which methods cannot take or return",
+                   index, fb::EnumNameKernelTypes(v->val_type()));
+  }
+  return info;
+}
+
+}  // namespace
+
+// --- MethodMeta ---
+
+namespace {
+const fb::ExecutionPlan* as_plan(const void* p) { return static_cast<const fb::ExecutionPlan*>(p); }
+}  // namespace
+
+std::string_view MethodMeta::name() const { return fb_string(as_plan(plan_)->name()); }
+size_t MethodMeta::num_inputs() const { return as_plan(plan_)->inputs()->size(); }
+size_t MethodMeta::num_outputs() const { return as_plan(plan_)->outputs()->size(); }
+
+Result<ValueInfo> MethodMeta::input(size_t i) const {
+  if (i >= num_inputs()) {
+    return Error(ErrorCode::InvalidArgument, "input %zu out of range (method has %zu)", i,
+                 num_inputs());
+  }
+  return value_info(as_plan(plan_), as_plan(plan_)->inputs()->Get(static_cast<uint32_t>(i)));
+}
+
+Result<ValueInfo> MethodMeta::output(size_t i) const {
+  if (i >= num_outputs()) {
+    return Error(ErrorCode::InvalidArgument, "output %zu out of range (method has %zu)", i,
+                 num_outputs());
+  }
+  return value_info(as_plan(plan_), as_plan(plan_)->outputs()->Get(static_cast<uint32_t>(i)));
+}
+
+size_t MethodMeta::num_instructions() const {
+  size_t n = 0;
+  for (const fb::Chain* c : *as_plan(plan_)->chains()) {
+    if (c->instructions() != nullptr) n += c->instructions()->size();
+  }
+  return n;
+}
+
+size_t MethodMeta::num_values() const {
+  const auto* values = as_plan(plan_)->values();
+  return values == nullptr ? 0 : values->size();
+}
+
+bool MethodMeta::planned_tensor(size_t v, PlannedTensor* out) const {
+  if (v >= num_values()) return false;
+  const fb::EValue* value = as_plan(plan_)->values()->Get(static_cast<uint32_t>(v));
+  if (value->val_type() != fb::KernelTypes::Tensor) return false;
+  const fb::Tensor* t = value->val_as_Tensor();
+  const fb::AllocationDetails* a = t->allocation_info();
+  if (a == nullptr) return false;
+  // The validation pass checked sizes, dtype and the name of external tensors.
+  PlannedTensor p;
+  p.value = static_cast<uint32_t>(v);
+  p.memory_id = a->memory_id();
+  p.offset = internal::planned_offset(a);
+  p.nbytes = internal::tensor_nbytes(t);
+  p.dtype = static_cast<ScalarType>(t->scalar_type());
+  p.sizes = std::span<const int32_t>(t->sizes()->data(), t->sizes()->size());
+  if (internal::is_external(t)) {
+    p.external_key = fb_string(t->extra_tensor_info()->fully_qualified_name());
+  }
+  p.data_buffer_idx = t->data_buffer_idx();
+  *out = p;
+  return true;
+}
+
+std::string MethodMeta::instruction_name(size_t i) const {
+  for (const fb::Chain* c : *as_plan(plan_)->chains()) {
+    const size_t n = c->instructions() == nullptr ? 0 : c->instructions()->size();
+    if (i >= n) {
+      i -= n;
+      continue;
+    }
+    const fb::Instruction* ins = c->instructions()->Get(static_cast<uint32_t>(i));
+    switch (ins->instr_args_type()) {
+      case fb::InstructionArguments::KernelCall: {
+        // Indices were validated when the program was loaded.
+        const auto* op = as_plan(plan_)->operators()->Get(
+            static_cast<uint32_t>(ins->instr_args_as_KernelCall()->op_index()));
+        char name[128];
+        return std::string(name, internal::operator_full_name(op, name, sizeof(name)));
+      }
+      case fb::InstructionArguments::DelegateCall: {
+        const auto* d = as_plan(plan_)->delegates()->Get(
+            static_cast<uint32_t>(ins->instr_args_as_DelegateCall()->delegate_index()));
+        return "delegate " + std::string(fb_string(d->id()));
+      }
+      case fb::InstructionArguments::MoveCall: return "move";
+      case fb::InstructionArguments::JumpFalseCall: return "jump_false";
+      case fb::InstructionArguments::FreeCall: return "free";
+      default: return "";
+    }
+  }
+  return "";
+}
+
+size_t MethodMeta::num_planned_buffers() const {
+  const auto* sizes = as_plan(plan_)->non_const_buffer_sizes();
+  return sizes->size() == 0 ? 0 : sizes->size() - 1;
+}
+
+uint64_t MethodMeta::planned_buffer_size(size_t i) const {
+  return static_cast<uint64_t>(
+      as_plan(plan_)->non_const_buffer_sizes()->Get(static_cast<uint32_t>(i + 1)));
+}
+
+uint64_t MethodMeta::planned_bytes() const {
+  uint64_t total = 0;
+  for (size_t i = 0; i < num_planned_buffers(); ++i) {
+    const uint64_t s = planned_buffer_size(i);
+    if (s > UINT64_MAX - total) return UINT64_MAX;
+    total += s;
+  }
+  return total;
+}
+
+// --- Program ---
+
+bool Program::is_program(std::span<const uint8_t> data) {
+  return data.size() >= 8 && std::memcmp(data.data() + 4, "ET12", 4) == 0;
+}
+
+Result<Program> Program::load(const DataLoader& loader, const NamedDataMap* external) {
+  const std::span<const uint8_t> file = loader.data();
+  if (file.size() < 8) {
+    return Error(ErrorCode::InvalidProgram, "not an ExecuTorch program: file is only %zu bytes",
+                 file.size());
+  }
+  if (std::memcmp(file.data() + 4, "ET12", 4) != 0) {
+    const std::string id = printable_identifier(file.data() + 4);
+    if (file[4] == 'E' && file[5] == 'T') {
+      return Error(ErrorCode::InvalidProgram,
+                   "incompatible program version: identifier '%s', this build reads 'ET12'",
+                   id.c_str());
+    }
+    return Error(ErrorCode::InvalidProgram,
+                 "not an ExecuTorch program: bytes 4..7 are '%s', expected 'ET12'", id.c_str());
+  }
+  if (reinterpret_cast<uintptr_t>(file.data()) % kMinimumAlignment != 0) {
+    return Error(ErrorCode::InvalidArgument, "program bytes are not %zu-byte aligned",
+                 kMinimumAlignment);
+  }
+
+  Program program;
+  program.file_ = file;
+  program.external_ = external;
+  uint64_t program_size = file.size();
+  if (file.size() >= kHeaderOffset + 8 && std::memcmp(file.data() + kHeaderOffset, "eh00", 4) == 0) {
+    const uint32_t header_length = read_u32_le(file.data() + kHeaderOffset + 4);
+    if (header_length < kMinHeaderLength) {
+      return Error(ErrorCode::InvalidProgram,
+                   "extended header length %u is below the minimum of %zu", header_length,
+                   kMinHeaderLength);
+    }
+    if (kHeaderOffset + header_length > file.size()) {
+      return Error(ErrorCode::InvalidProgram,
+                   "truncated: extended header needs %zu bytes, file has %zu",
+                   kHeaderOffset + header_length, file.size());
+    }
+    program_size = read_u64_le(file.data() + kHeaderOffset + 8);
+    const uint64_t segment_base = read_u64_le(file.data() + kHeaderOffset + 16);
+    const uint64_t segment_data_size =
+        header_length >= 32 ? read_u64_le(file.data() + kHeaderOffset + 24) : 0;
+    if (program_size < kHeaderOffset + header_length || program_size > file.size()) {
+      return Error(ErrorCode::InvalidProgram,
+                   "truncated or corrupt: header says the program is %" PRIu64
+                   " bytes, file has %zu",
+                   program_size, file.size());
+    }
+    if (segment_base != 0 && segment_base < program_size) {
+      return Error(ErrorCode::InvalidProgram,
+                   "segment base offset %" PRIu64 " lies inside the program (%" PRIu64 " bytes)",
+                   segment_base, program_size);
+    }
+    if (segment_data_size > 0 &&
+        (segment_base > file.size() || segment_data_size > file.size() - segment_base)) {
+      return Error(ErrorCode::InvalidProgram,
+                   "truncated: segments end at byte %" PRIu64 ", file has %zu",
+                   segment_base + segment_data_size, file.size());
+    }
+    program.header_length_ = header_length;
+    program.segment_base_ = segment_base;
+  }
+
+  flatbuffers::Verifier::Options options;
+  options.max_depth = 64;
+  options.max_tables = 10'000'000;
+  flatbuffers::Verifier verifier(file.data(), static_cast<size_t>(program_size), options);
+  if (!fb::VerifyProgramBuffer(verifier)) {
+    return Error(ErrorCode::InvalidProgram,
+                 "corrupt program: the FlatBuffer in the first %" PRIu64 " bytes does not verify",
+                 program_size);
+  }
+  program.root_ = fb::GetProgram(file.data());
+  ETKIT_TRY(internal::validate_program(program));
+  return program;
+}
+
+size_t Program::num_methods() const { return fb_program(*this)->execution_plan()->size(); }
+
+std::string_view Program::method_name(size_t i) const {
+  return fb_string(fb_program(*this)->execution_plan()->Get(static_cast<uint32_t>(i))->name());
+}
+
+Result<MethodMeta> Program::method_meta(std::string_view name) const {
+  const fb::ExecutionPlan* plan = find_plan(fb_program(*this), name);
+  if (plan == nullptr) {
+    std::string names;
+    for (size_t i = 0; i < num_methods(); ++i) {
+      if (i > 0) names += ", ";
+      names += method_name(i);
+    }
+    return Error(ErrorCode::NotFound, "no method '%.*s' (the program has: %s)",
+                 static_cast<int>(name.size()), name.data(), names.c_str());
+  }
+  return MethodMeta(plan);
+}
+
+Result<std::span<const uint8_t>> Program::segment_data(uint32_t index) const {
+  const auto* segments = fb_program(*this)->segments();
+  if (segments == nullptr || index >= segments->size()) {
+    return Error(ErrorCode::InvalidProgram, "segment %u does not exist (program has %u)", index,
+                 segments == nullptr ? 0u : segments->size());
+  }
+  const fb::DataSegment* s = segments->Get(index);
+  if (s->size() == 0) return std::span<const uint8_t>();
+  if (segment_base_ == 0) {
+    return Error(ErrorCode::InvalidProgram,
+                 "segment %u has %" PRIu64 " bytes but the file has no extended header", index,
+                 s->size());
+  }
+  const uint64_t start = segment_base_ + s->offset();
+  if (s->offset() > file_.size() || start > file_.size() || s->size() > file_.size() - start) {
+    return Error(ErrorCode::InvalidProgram,
+                 "segment %u [%" PRIu64 ", +%" PRIu64 ") lies outside the %zu-byte file", index,
+                 start, s->size(), file_.size());
+  }
+  return file_.subspan(static_cast<size_t>(start), static_cast<size_t>(s->size()));
+}
+
+namespace {
+
+Result<std::span<const uint8_t>> subsegment(const Program& program,
+                                            const fb::SubsegmentOffsets* sub, uint32_t index,
+                                            size_t nbytes, const char* what) {
+  if (sub->offsets() == nullptr || index >= sub->offsets()->size()) {
+    return Error(ErrorCode::InvalidProgram, "%s data index %u is outside its %u offsets", what,
+                 index, sub->offsets() == nullptr ? 0u : sub->offsets()->size());
+  }
+  ETKIT_ASSIGN_OR_RETURN(std::span<const uint8_t> seg, program.segment_data(sub->segment_index()));
+  const uint64_t offset = sub->offsets()->Get(index);
+  if (offset > seg.size() || nbytes > seg.size() - offset) {
+    return Error(ErrorCode::InvalidProgram,
+                 "%s %u [%" PRIu64 ", +%zu) lies outside its %zu-byte segment", what, index,
+                 offset, nbytes, seg.size());
+  }
+  return seg.subspan(static_cast<size_t>(offset), nbytes);
+}
+
+}  // namespace
+
+Result<std::span<const uint8_t>> Program::constant_data(uint32_t index, size_t nbytes) const {
+  const fb::Program* p = fb_program(*this);
+  const fb::SubsegmentOffsets* cs = p->constant_segment();
+  if (cs != nullptr && cs->offsets() != nullptr && cs->offsets()->size() > 1) {
+    return subsegment(*this, cs, index, nbytes, "constant");
+  }
+  const auto* buffers = p->constant_buffer();
+  if (buffers == nullptr || index >= buffers->size()) {
+    return Error(ErrorCode::InvalidProgram, "constant %u does not exist (program has %u)", index,
+                 buffers == nullptr ? 0u : buffers->size());
+  }
+  const auto* storage = buffers->Get(index)->storage();
+  const size_t have = storage == nullptr ? 0 : storage->size();
+  if (nbytes > have) {
+    return Error(ErrorCode::InvalidProgram, "constant %u holds %zu bytes, the tensor needs %zu",
+                 index, have, nbytes);
+  }
+  return std::span<const uint8_t>(storage == nullptr ? nullptr : storage->data(), nbytes);
+}
+
+Result<std::span<const uint8_t>> Program::mutable_data(uint32_t index, size_t nbytes) const {
+  const auto* segs = fb_program(*this)->mutable_data_segments();
+  if (segs == nullptr || segs->size() == 0) {
+    return Error(ErrorCode::InvalidProgram,
+                 "mutable data %u is referenced but the program has no mutable data segments",
+                 index);
+  }
+  // Like ExecuTorch, always the first entry (the exporter writes exactly one).
+  return subsegment(*this, segs->Get(0), index, nbytes, "mutable data");
+}
+
+Result<NamedTensorData> Program::named_data(std::string_view key) const {
+  const auto* named = fb_program(*this)->named_data();
+  if (named != nullptr) {
+    for (const fb::NamedData* nd : *named) {
+      if (fb_string(nd->key()) != key) continue;
+      ETKIT_ASSIGN_OR_RETURN(std::span<const uint8_t> bytes, segment_data(nd->segment_index()));
+      NamedTensorData out;
+      out.key = fb_string(nd->key());
+      out.bytes = bytes;
+      return out;
+    }
+  }
+  if (external_ != nullptr) return external_->find(key);
+  return Error(ErrorCode::NotFound,
+               "no data named '%.*s' in the program and no external data file (.ptd) was given",
+               static_cast<int>(key.size()), key.data());
+}
+
+}  // namespace etkit

@@ -1,0 +1,65 @@
+#include "etkit/host/runner.h"
+
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "test_support.h"
+
+namespace etkit {
+namespace {
+
+using testing::fixture;
+
+std::string message(const Error& e) { return e.message(); }
+
+TEST_CASE("runner: errors name the file they come from") {
+  Result<ProgramFile> missing = ProgramFile::open("no/such/file.pte");
+  CHECK(missing.error().code() == ErrorCode::AccessFailed);
+  CHECK(message(missing.error()) == "no/such/file.pte: cannot open: No such file or directory");
+  const std::string corrupt = fixture("pte/djl-corrupt-not-a-pte.pte");
+  CHECK(message(ProgramFile::open(corrupt).error()) ==
+        corrupt + ": not an ExecuTorch program: bytes 4..7 are 'A_PT', expected 'ET12'");
+  const std::string add = fixture("pte/et-add.pte");
+  Result<ProgramFile> bad_ptd = ProgramFile::open(add, add);
+  CHECK(message(bad_ptd.error()).rfind(add + ": ", 0) == 0);
+}
+
+TEST_CASE("runner: a memory plan above the limit fails before allocating") {
+  Result<ProgramFile> file = ProgramFile::open(fixture("pte/djl-med-output-512mib-plan.pte"));
+  REQUIRE(file.ok());
+  RunnerOptions options;
+  options.max_memory = 64u << 20;
+  Result<LoadedMethod> m = LoadedMethod::load(file->program(), "forward", options);
+  REQUIRE_FALSE(m.ok());
+  CHECK(m.error().code() == ErrorCode::OutOfMemory);
+  CHECK(message(m.error()) ==
+        "method 'forward': memory plan needs 536870928 bytes, above the limit of 67108864 bytes");
+  options.max_memory = 536870928;
+  Result<LoadedMethod> fits = LoadedMethod::load(file->program(), "forward", options);
+  REQUIRE(fits.ok());
+  CHECK(fits->planned_bytes() == 536870928u);
+}
+
+TEST_CASE("runner: a bundle opens its embedded program and passes its own cases") {
+  Result<ProgramFile> file = ProgramFile::open(fixture("bpte/et-bundled-add-mul.bpte"));
+  REQUIRE(file.ok());
+  REQUIRE(file->bundle() != nullptr);
+  const BundledProgram& bundle = *file->bundle();
+  REQUIRE(bundle.num_suites() == 1);
+  Result<LoadedMethod> m = LoadedMethod::load(file->program(), "forward", RunnerOptions());
+  REQUIRE(m.ok());
+  for (size_t c = 0; c < bundle.num_cases(0); ++c) {
+    Result<BundledCaseResult> r = run_bundled_case(m->method(), bundle, 0, c);
+    REQUIRE(r.ok());
+    CHECK(r->passed);
+  }
+  // Case 0: inputs all 0, so 3*0 + 2 + 0 = 2 everywhere.
+  REQUIRE(run_bundled_case(m->method(), bundle, 0, 0).ok());
+  const Tensor& out = m->method().output(0).to_tensor();
+  CHECK(out.dtype() == ScalarType::Int);
+  CHECK(out.data_as<const int32_t>()[3] == 2);
+}
+
+}  // namespace
+}  // namespace etkit

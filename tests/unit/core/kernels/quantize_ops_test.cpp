@@ -1,0 +1,155 @@
+// quantized_decomposed::quantize_per_tensor.out and dequantize_per_tensor.out. Expected values
+// worked out by hand from q = clamp(round_half_even(x / scale) + zero_point, quant_min,
+// quant_max) and x = (q - zero_point) * scale.
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstdint>
+
+#include "kernel_test_util.h"
+#include "etkit/host/default_registries.h"
+
+namespace etkit::test {
+namespace {
+
+constexpr const char* kQuantize = "quantized_decomposed::quantize_per_tensor.out";
+constexpr const char* kDequantize = "quantized_decomposed::dequantize_per_tensor.out";
+
+int64_t wire(ScalarType t) { return static_cast<int64_t>(t); }
+
+TEST_CASE("kernel quantize: operators are registered") {
+  for (const char* name : {kQuantize, kDequantize}) {
+    const bool found = default_kernel_registry().find(name) != nullptr;
+    CHECK_MESSAGE(found, name);
+  }
+}
+
+TEST_CASE("kernel quantize: per tensor") {
+  SUBCASE("round half to even with scale 1") {
+    auto x = make(F, {6}, {2.5, 3.5, -2.5, -0.5, 0.5, 1.4999});
+    auto out = zeros(C8, {6});
+    check_ok(Args().t(x).d(1.0).i(0).i(-128).i(127).i(wire(C8)).t(out).run(kQuantize));
+    check_tensor(out.tensor(), C8, {6}, {2, 4, -2, 0, 0, 1});
+  }
+  SUBCASE("scale, zero point and clamping into uint8") {
+    auto x = make(F, {2, 3}, {0, 0.1, -0.1, 1, 100, -100}, {1, 0});
+    auto out = zeros(U8, {2, 3});
+    check_ok(Args().t(x).d(0.05).i(128).i(0).i(255).i(wire(U8)).t(out).run(kQuantize));
+    check_tensor(out.tensor(), U8, {2, 3}, {128, 130, 126, 148, 255, 0});
+  }
+  SUBCASE("a narrower quant range clamps; double input; int16 and int32 outs; rank 0") {
+    auto x = make(D, {3}, {-10, 0.4, 10});
+    auto out = zeros(C8, {3});
+    check_ok(Args().t(x).d(1.0).i(0).i(-8).i(7).i(wire(C8)).t(out).run(kQuantize));
+    check_tensor(out.tensor(), C8, {3}, {-8, 0, 7});
+    auto s = zeros(S16, {3});
+    check_ok(Args().t(x).d(0.5).i(-3).i(-32768).i(32767).i(wire(S16)).t(s).run(kQuantize));
+    check_tensor(s.tensor(), S16, {3}, {-23, -2, 17});
+    auto r = make(F, {}, {1e9});
+    auto rout = zeros(I, {});
+    check_ok(Args().t(r).d(1.0).i(0).i(-2147483648LL).i(2147483647LL).i(wire(I)).t(rout)
+                 .run(kQuantize));
+    check_tensor(rout.tensor(), I, {}, {1e9});
+  }
+  SUBCASE("NaN and infinities stay defined; empty") {
+    auto x = make(F, {3}, {std::nan(""), INFINITY, -INFINITY});
+    auto out = zeros(C8, {3});
+    check_ok(Args().t(x).d(1.0).i(3).i(-128).i(127).i(wire(C8)).t(out).run(kQuantize));
+    check_tensor(out.tensor(), C8, {3}, {0, 127, -128});
+    auto e = zeros(F, {0, 2});
+    auto eout = zeros(U8, {0, 2});
+    check_ok(Args().t(e).d(1.0).i(0).i(0).i(255).i(wire(U8)).t(eout).run(kQuantize));
+  }
+  SUBCASE("errors") {
+    auto x = make(F, {2}, {1, 2});
+    auto out = zeros(C8, {2});
+    auto ix = make(I, {2}, {1, 2});
+    check_error(Args().t(ix).d(1.0).i(0).i(-128).i(127).i(wire(C8)).t(out).run(kQuantize),
+                ErrorCode::InvalidType, "input has dtype int32, expected float32 or float64");
+    check_error(Args().t(x).d(1.0).i(0).i(0).i(255).i(wire(U8)).t(out).run(kQuantize),
+                ErrorCode::InvalidType, "out has dtype int8, expected uint8");
+    auto lout = zeros(L, {2});
+    check_error(Args().t(x).d(1.0).i(0).i(-128).i(127).i(wire(L)).t(lout).run(kQuantize),
+                ErrorCode::InvalidType, "dtype is int64, expected one of uint8, int8, int16, int32");
+    check_error(Args().t(x).d(1.0).i(0).i(-129).i(127).i(wire(C8)).t(out).run(kQuantize),
+                ErrorCode::InvalidArgument, "quant_min -129 and quant_max 127 do not make a range");
+    check_error(Args().t(x).d(1.0).i(0).i(5).i(4).i(wire(C8)).t(out).run(kQuantize),
+                ErrorCode::InvalidArgument, "do not make a range");
+    auto wrong = zeros(C8, {3});
+    check_error(Args().t(x).d(1.0).i(0).i(-128).i(127).i(wire(C8)).t(wrong).run(kQuantize),
+                ErrorCode::InvalidArgument, "out has sizes [3], expected [2]");
+    check_error(Args().t(x).d(1.0).d(0.5).i(-128).i(127).i(wire(C8)).t(out).run(kQuantize),
+                ErrorCode::InvalidType, "zero_point is a double, expected an int");
+    check_error(Args().t(x).d(1.0).i(0).i(-128).i(127).i(99).t(out).run(kQuantize),
+                ErrorCode::InvalidArgument, "dtype is 99, which is not a dtype");
+    check_error(Args().t(x).d(1.0).i(0).i(-128).i(127).t(out).run(kQuantize),
+                ErrorCode::InvalidArgument, "expected 8 arguments");
+  }
+}
+
+TEST_CASE("kernel quantize: dequantize per tensor") {
+  SUBCASE("int8 to float32, transposed input, out_dtype none or given") {
+    auto q = make(C8, {2, 2}, {-128, 0, 3, 127}, {1, 0});
+    auto out = zeros(F, {2, 2});
+    check_ok(Args().t(q).d(0.5).i(1).i(-128).i(127).i(wire(C8)).none().t(out).run(kDequantize));
+    check_tensor(out.tensor(), F, {2, 2}, {-64.5, -0.5, 1, 63});
+    check_ok(
+        Args().t(q).d(0.25).i(0).i(-128).i(127).i(wire(C8)).i(wire(F)).t(out).run(kDequantize));
+    check_tensor(out.tensor(), F, {2, 2}, {-32, 0, 0.75, 31.75});
+  }
+  SUBCASE("uint8, int16, int32 inputs; float64 out; rank 0; empty") {
+    auto q = make(U8, {3}, {0, 128, 255});
+    auto out = zeros(D, {3});
+    check_ok(Args().t(q).d(2.0).i(128).i(0).i(255).i(wire(U8)).none().t(out).run(kDequantize));
+    check_tensor(out.tensor(), D, {3}, {-256, 0, 254});
+    auto s = make(S16, {}, {-1000});
+    auto sout = zeros(F, {});
+    check_ok(Args().t(s).d(0.001).i(0).i(-32768).i(32767).i(wire(S16)).none().t(sout)
+                 .run(kDequantize));
+    check_tensor(sout.tensor(), F, {}, {static_cast<double>(-1000 * 0.001f)});
+    auto i = make(I, {2}, {-2147483648.0, 2147483647.0});
+    auto iout = zeros(D, {2});
+    check_ok(Args().t(i).d(1.0).i(1).i(-2147483648LL).i(2147483647LL).i(wire(I)).none().t(iout)
+                 .run(kDequantize));
+    // q - zero_point is exact (no int32 overflow), then rounds to float32 as ExecuTorch computes.
+    CHECK(values(iout.tensor()) == std::vector<double>{-2147483648.0, 2147483648.0});
+    auto e = zeros(U8, {0});
+    auto eout = zeros(F, {0});
+    check_ok(Args().t(e).d(1.0).i(0).i(0).i(255).i(wire(U8)).none().t(eout).run(kDequantize));
+  }
+  SUBCASE("quantize then dequantize round-trips within half a step") {
+    auto x = make(F, {4}, {-1, -0.3, 0.26, 0.99});
+    auto q = zeros(U8, {4});
+    check_ok(Args().t(x).d(1.0 / 128).i(128).i(0).i(255).i(wire(U8)).t(q).run(kQuantize));
+    auto back = zeros(F, {4});
+    check_ok(Args().t(q).d(1.0 / 128).i(128).i(0).i(255).i(wire(U8)).none().t(back)
+                 .run(kDequantize));
+    const std::vector<double> got = values(back.tensor());
+    const std::vector<double> want = {-1, -0.3, 0.26, 0.99};
+    for (size_t k = 0; k < got.size(); ++k) CHECK(std::fabs(got[k] - want[k]) <= 0.5 / 128);
+  }
+  SUBCASE("errors") {
+    auto q = make(C8, {2}, {1, 2});
+    auto out = zeros(F, {2});
+    check_error(Args().t(q).d(1.0).i(0).i(0).i(255).i(wire(U8)).none().t(out).run(kDequantize),
+                ErrorCode::InvalidType, "input has dtype int8, expected uint8");
+    auto iout = zeros(I, {2});
+    check_error(Args().t(q).d(1.0).i(0).i(-128).i(127).i(wire(C8)).none().t(iout).run(kDequantize),
+                ErrorCode::InvalidType, "out has dtype int32, expected a floating type");
+    check_error(
+        Args().t(q).d(1.0).i(0).i(-128).i(127).i(wire(C8)).i(wire(D)).t(out).run(kDequantize),
+        ErrorCode::InvalidType, "out has dtype float32, expected float64");
+    auto fq = make(F, {2}, {1, 2});
+    check_error(Args().t(fq).d(1.0).i(0).i(-128).i(127).i(wire(F)).none().t(out).run(kDequantize),
+                ErrorCode::InvalidType, "dtype is float32, expected one of uint8");
+    auto wrong = zeros(F, {2, 1});
+    check_error(Args().t(q).d(1.0).i(0).i(-128).i(127).i(wire(C8)).none().t(wrong).run(kDequantize),
+                ErrorCode::InvalidArgument, "out has sizes [2, 1], expected [2]");
+    check_error(Args().t(q).d(1.0).i(0).i(-128).i(127).i(wire(C8)).t(out).run(kDequantize),
+                ErrorCode::InvalidArgument, "expected 9 arguments");
+  }
+}
+
+}  // namespace
+}  // namespace etkit::test
