@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "etkit/host/host_tensor.h"
+#include "etkit/host/value_summary.h"
 
 namespace etkit {
 namespace {
@@ -38,13 +39,19 @@ TEST_CASE("tensor stats: no finite element gives empty statistics, not zeros or 
   CHECK_FALSE(s.std.has_value());
 }
 
-TEST_CASE("tensor stats: of a runtime tensor") {
+TEST_CASE("tensor stats: of a runtime tensor, and as trace-run prints it") {
   HostTensor t = HostTensor::from<float>(ScalarType::Float, std::vector<int32_t>{2},
                                          {std::numeric_limits<float>::quiet_NaN(), 2.f});
   const TensorStats s = tensor_stats(t.tensor());
   CHECK(s.numel == 2);
   CHECK(s.nan == 1);
   CHECK(*s.min == 2);
+  const EValue v = EValue::from_tensor(&t.tensor());
+  CHECK(value_text(summarize_value(v)) == "tensor float32 [2] = [nan, 2] (min 2, max 2, mean 2, nan 1)");
+  HostTensor all = HostTensor::from<float>(ScalarType::Float, std::vector<int32_t>{2},
+                                           {std::numeric_limits<float>::quiet_NaN(),
+                                            std::numeric_limits<float>::quiet_NaN()});
+  CHECK(value_text(summarize_value(EValue::from_tensor(&all.tensor()))) == "tensor float32 [2] = [nan, nan] (nan 2)");
 }
 
 }  // namespace
