@@ -28,6 +28,8 @@
 #include "etkit/inspect/profiler_counters.h"
 #include "etkit/inspect/stats.h"
 #include "etkit/inspect/trace.h"
+#include "etkit/inspect/trace_reader.h"
+#include "etkit/inspect/event_selection.h"
 
 namespace {
 

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "etkit/inspect/event_table.h"
+#include "etkit/inspect/operator_naming.h"
 
 namespace etkit::inspect {
 

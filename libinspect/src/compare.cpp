@@ -8,8 +8,10 @@
 #include <tuple>
 #include <utility>
 
+#include "etkit/host/shape_text.h"
 #include "etkit/inspect/event_table.h"
 #include "etkit/inspect/values.h"
+#include "etkit/inspect/operator_naming.h"
 
 namespace etkit::inspect {
 
@@ -190,7 +192,7 @@ CompareResult compare_values(const ValueSource& a, const ValueSource& b,
 
   for (size_t i = 0; i < keys_a.size(); ++i) {
     const TraceValue& va = a.trace->values[i];
-    const std::string shape = is_tensor(va) ? shape_text(va.tensor) : std::string();
+    const std::string shape = is_tensor(va) ? shape_text(va.tensor.sizes) : std::string();
     auto it = index_b.find(keys_a[i]);
     if (it == index_b.end()) {
       ++result.unmatched;
@@ -231,10 +233,21 @@ CompareResult compare_values(const ValueSource& a, const ValueSource& b,
     if (used_b[i]) continue;
     ++result.unmatched;
     const TraceValue& vb = b.trace->values[i];
-    finish(add_row(keys_b[i], nullptr, &vb, is_tensor(vb) ? shape_text(vb.tensor) : std::string()),
+    finish(add_row(keys_b[i], nullptr, &vb, is_tensor(vb) ? shape_text(vb.tensor.sizes) : std::string()),
            "only_b", "");
   }
   return result;
+}
+
+Table compare_summary_table(const CompareResult& r) {
+  Table summary;
+  summary.title = "compare summary";
+  summary.columns = {{"matched", 0},   {"past_tolerance", 0}, {"not_comparable", 0},
+                     {"unmatched", 0}, {"max_abs_error", 6}, {"result", 0}};
+  summary.rows.push_back({static_cast<int64_t>(r.matched), static_cast<int64_t>(r.past_tolerance),
+                          static_cast<int64_t>(r.unreadable), static_cast<int64_t>(r.unmatched),
+                          r.max_abs_error, std::string(r.failed() ? "fail" : "pass")});
+  return summary;
 }
 
 }  // namespace etkit::inspect

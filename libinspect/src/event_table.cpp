@@ -1,4 +1,5 @@
 #include "etkit/inspect/event_table.h"
+#include "etkit/inspect/operator_naming.h"
 
 #include <map>
 #include <string_view>

@@ -6,19 +6,15 @@
 #include <map>
 #include <tuple>
 
+#include "etkit/devtools/profiler_event_name.h"
+#include "etkit/runtime/block_name.h"
+
 namespace etkit::inspect {
 
 namespace {
 
-constexpr std::string_view kMagic = "etkit-prof/1";
+constexpr std::string_view kMagic = prof::kDeviceMetadataMagic;
 
-// The method of an etkit block ("forward", "forward:load") or ExecuTorch's "Execute".
-std::string block_method(const std::string& name, bool* load) {
-  constexpr std::string_view suffix = ":load";
-  *load = name == "Default" ||
-          (name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0);
-  return *load && name != "Default" ? name.substr(0, name.size() - suffix.size()) : name;
-}
 
 }  // namespace
 
@@ -97,9 +93,9 @@ ProfilerCounters CounterAccumulator::finish() const {
 ProfilerCounters profiler_counters(const ETDump& dump, bool by_instruction) {
   CounterAccumulator acc(by_instruction);
   for (const RunBlock& block : dump.blocks) {
-    bool load = false;
-    const std::string method = block_method(block.name, &load);
-    if (load) continue;
+    const BlockName name = parse_block_name(block.name);
+    if (name.load) continue;
+    const std::string method(name.method);
     for (const Event& event : block.events) {
       if (event.kind != Event::Kind::Profile) continue;
       const ProfileEvent& p = event.profile;

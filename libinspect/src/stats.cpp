@@ -10,6 +10,9 @@
 
 #include "etkit/inspect/event_table.h"
 #include "etkit/inspect/profiler_counters.h"
+#include "etkit/inspect/trace_reader.h"
+#include "etkit/inspect/operator_naming.h"
+#include "etkit/inspect/event_selection.h"
 
 namespace etkit::inspect {
 

@@ -5,43 +5,16 @@
 #include <cstring>
 #include <limits>
 #include <numeric>
+#include <optional>
 
+#include "etkit/host/npy.h"
+#include "etkit/host/shape_text.h"
+#include "etkit/host/tensor_stats.h"
 #include "etkit/runtime/scalar_type.h"
 #include "etkit/inspect/event_table.h"
+#include "etkit/inspect/operator_naming.h"
 
 namespace etkit::inspect {
-
-TensorStats tensor_stats(const std::vector<double>& elements) {
-  TensorStats s;
-  s.numel = elements.size();
-  double sum = 0;
-  size_t finite = 0;
-  s.min = std::numeric_limits<double>::infinity();
-  s.max = -std::numeric_limits<double>::infinity();
-  for (double x : elements) {
-    if (std::isnan(x)) {
-      ++s.nan;
-    } else if (std::isinf(x)) {
-      ++s.inf;
-    } else {
-      ++finite;
-      sum += x;
-      s.min = std::min(s.min, x);
-      s.max = std::max(s.max, x);
-    }
-  }
-  if (finite == 0) {
-    s.min = s.max = 0;
-    return s;
-  }
-  s.mean = sum / static_cast<double>(finite);
-  double sq = 0;
-  for (double x : elements) {
-    if (std::isfinite(x)) sq += (x - s.mean) * (x - s.mean);
-  }
-  s.std = std::sqrt(sq / static_cast<double>(finite));
-  return s;
-}
 
 Result<std::vector<double>> value_elements(const TraceValue& v, const DebugBuffer& buffer) {
   if (v.kind != LoggedValue::Kind::Tensor && v.kind != LoggedValue::Kind::TensorList) {
@@ -82,15 +55,6 @@ Result<HostTensor> value_tensor(const TraceValue& v, const DebugBuffer& buffer) 
   return h;
 }
 
-std::string shape_text(const TensorMeta& tensor) {
-  std::string s = "[";
-  for (size_t i = 0; i < tensor.sizes.size(); ++i) {
-    if (i > 0) s += ", ";
-    s += std::to_string(tensor.sizes[i]);
-  }
-  return s + "]";
-}
-
 std::string value_file_name(const TraceValue& v) {
   // Appended piece by piece: GCC 12 warns (-Wrestrict, a false positive) on "b" + to_string().
   std::string s = "b";
@@ -103,6 +67,21 @@ std::string value_file_name(const TraceValue& v) {
   }
   s += ".npy";
   return s;
+}
+
+std::vector<Error> save_value_tensors(const Trace& trace, const DebugBuffer& buffer,
+                                              const std::vector<bool>& blocks,
+                                              const std::string& dir) {
+  std::vector<Error> failed;
+  for (const TraceValue& v : trace.values) {
+    if (!blocks.empty() && !blocks[v.block]) continue;
+    if (v.kind != LoggedValue::Kind::Tensor && v.kind != LoggedValue::Kind::TensorList) continue;
+    Result<HostTensor> t = value_tensor(v, buffer);
+    if (!t.ok()) continue;  // the values table says why
+    Error written = write_npy(dir + "/" + value_file_name(v), t->tensor());
+    if (!written.ok()) failed.push_back(std::move(written));
+  }
+  return failed;
 }
 
 namespace {
@@ -190,7 +169,7 @@ Table values_table(const Trace& trace, const DebugBuffer& buffer, const std::vec
       continue;
     }
     row.emplace_back(std::string(scalar_type_name(v.tensor.dtype)));
-    row.emplace_back(shape_text(v.tensor));
+    row.emplace_back(shape_text(v.tensor.sizes));
     row.emplace_back(static_cast<int64_t>(v.tensor.numel()));
     Result<std::vector<double>> elements = value_elements(v, buffer);
     if (!elements.ok()) {
@@ -198,10 +177,14 @@ Table values_table(const Trace& trace, const DebugBuffer& buffer, const std::vec
       row.emplace_back(std::string(elements.error().message()));
     } else {
       const TensorStats s = tensor_stats(*elements);
-      row.emplace_back(s.min);
-      row.emplace_back(s.max);
-      row.emplace_back(s.mean);
-      row.emplace_back(s.std);
+      // Empty cells (null in JSON) when no element is finite.
+      for (const std::optional<double>& x : {s.min, s.max, s.mean, s.std}) {
+        if (x) {
+          row.emplace_back(*x);
+        } else {
+          row.emplace_back(std::monostate{});
+        }
+      }
       row.emplace_back(static_cast<int64_t>(s.nan));
       row.emplace_back(static_cast<int64_t>(s.inf));
       row.emplace_back(std::string());

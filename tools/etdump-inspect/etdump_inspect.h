@@ -17,6 +17,9 @@
 #include "etkit/inspect/debug_map.h"
 #include "etkit/inspect/table.h"
 #include "etkit/inspect/trace.h"
+#include "etkit/inspect/trace_reader.h"
+#include "etkit/inspect/operator_naming.h"
+#include "etkit/inspect/event_selection.h"
 
 namespace etkit::tools {
 

@@ -5,9 +5,10 @@
 #include <optional>
 
 #include "etdump_inspect.h"
-#include "etkit/inspect/profiler_counters.h"
-#include "etkit/inspect/stats.h"
 #include "etkit/host/runner.h"
+#include "etkit/inspect/event_selection.h"
+#include "etkit/inspect/stats_report.h"
+#include "etkit/inspect/trace_reader.h"
 #include "etkit/tools/diagnostics.h"
 
 namespace etkit::tools {
@@ -20,23 +21,19 @@ struct StatsOptions : DumpOptions {
   size_t top = 0;
 };
 
-// One dump, joined and aggregated block by block (its events are never all in memory; see
-// DESIGN.md section 5). The errors are kept to be reported in the order a whole load would
-// meet them: unreadable dumps, then operator naming, then the selection.
-struct DumpStats {
-  std::string path;
+// One dump's statistics (inspect::DumpStats) and the errors met gathering them, kept to be
+// reported in the order a whole load would meet them: unreadable dumps, then operator naming,
+// then the selection.
+struct DumpResult {
+  inspect::DumpStats stats;
   std::string load_error;
   std::string name_error;
   std::string select_error;
-  std::unique_ptr<inspect::StatsAccumulator> by;
-  std::unique_ptr<inspect::StatsAccumulator> ops;  // by operator, for the summary
-  std::unique_ptr<inspect::CounterAccumulator> counters;  // profiler counters (trace-run --profiler)
 };
 
-void aggregate(const StatsOptions& options, inspect::GroupBy by, bool mergeable,
-               const Program* program, const inspect::DebugMap* map,
-               std::vector<uint8_t>& stdin_bytes, DumpStats& out) {
-  Result<inspect::TraceReader> reader = open_dump(out.path, stdin_bytes);
+void aggregate(const StatsOptions& options, const inspect::StatsReportOptions& report,
+               const Program* program, std::vector<uint8_t>& stdin_bytes, DumpResult& out) {
+  Result<inspect::TraceReader> reader = open_dump(out.stats.path, stdin_bytes);
   if (!reader.ok()) {
     out.load_error = reader.error().message();
     return;
@@ -52,18 +49,8 @@ void aggregate(const StatsOptions& options, inspect::GroupBy by, bool mergeable,
       out.select_error = made.error().message();
     }
   }
-  std::optional<inspect::OperatorNamer> namer;
-  if (program != nullptr || map != nullptr) namer.emplace(program, map);
-  out.by = std::make_unique<inspect::StatsAccumulator>(by, mergeable, map);
-  if (by != inspect::GroupBy::Operator) {
-    out.ops = std::make_unique<inspect::StatsAccumulator>(inspect::GroupBy::Operator, mergeable);
-  }
-  out.counters = std::make_unique<inspect::CounterAccumulator>(by == inspect::GroupBy::Instruction);
-  // With --program every block is named, as a whole load would, to report a mismatch. The
-  // profiler counters are gathered in the same pass: the dump is read once.
-  const Error e = inspect::accumulate_stats(*reader, selector ? &*selector : nullptr,
-                                            namer ? &*namer : nullptr, *out.by, out.ops.get(),
-                                            out.counters.get());
+  const Error e = inspect::gather_dump_stats(*reader, selector ? &*selector : nullptr, program,
+                                             report, out.stats);
   if (!e.ok()) out.name_error = e.message();
 }
 
@@ -71,8 +58,7 @@ int run_stats(const StatsOptions& options) {
   int code = kExitOk;
   std::optional<inspect::DebugMap> map;
   if (!load_debug_map(options, map, code)) return code;
-  const inspect::DebugMap* m = map ? &*map : nullptr;
-  if (options.by == "debug-handle" && m == nullptr) {
+  if (options.by == "debug-handle" && !map) {
     print_error(kEtdumpInspect, "--by debug-handle needs --debug-map FILE");
     return kExitUsage;
   }
@@ -88,74 +74,41 @@ int run_stats(const StatsOptions& options) {
       program_error = file.error().message();
     }
   }
-  const inspect::GroupBy by = *inspect::parse_group_by(options.by);
-  const inspect::SortKey sort = *inspect::parse_sort_key(options.sort);
-  const inspect::TimeUnit unit = *inspect::parse_time_unit(options.time_unit);
-  const bool pooled = options.dumps.size() > 1;
-  std::vector<DumpStats> dumps(options.dumps.size());
-  for (size_t i = 0; i < dumps.size(); ++i) dumps[i].path = options.dumps[i];
+  inspect::StatsReportOptions report;
+  report.by = *inspect::parse_group_by(options.by);
+  report.sort = *inspect::parse_sort_key(options.sort);
+  report.unit = *inspect::parse_time_unit(options.time_unit);
+  report.top = options.top;
+  report.pooled = options.dumps.size() > 1;
+  report.map = map ? &*map : nullptr;
+  std::vector<DumpResult> dumps(options.dumps.size());
+  for (size_t i = 0; i < dumps.size(); ++i) dumps[i].stats.path = options.dumps[i];
   parallel_for(dumps.size(), options.jobs, [&](size_t i) {
     if (!options.program.empty() && !program) {
       // Only whether the dump reads matters now: the program error follows the dumps' errors.
-      Result<inspect::TraceReader> reader = open_dump(dumps[i].path, stdin_bytes);
+      Result<inspect::TraceReader> reader = open_dump(dumps[i].stats.path, stdin_bytes);
       if (!reader.ok()) dumps[i].load_error = reader.error().message();
       return;
     }
-    aggregate(options, by, pooled, program ? &program->program() : nullptr, m, stdin_bytes,
-              dumps[i]);
+    aggregate(options, report, program ? &program->program() : nullptr, stdin_bytes, dumps[i]);
   });
   auto fail = [](const std::string& message) {
     print_error(kEtdumpInspect, message);
     return kExitUsage;
   };
-  for (const DumpStats& d : dumps) {
+  for (const DumpResult& d : dumps) {
     if (!d.load_error.empty()) return fail(d.load_error);
   }
   if (!program_error.empty()) return fail(program_error);
-  for (const DumpStats& d : dumps) {
+  for (const DumpResult& d : dumps) {
     if (!d.name_error.empty()) return fail(d.name_error);
   }
-  for (const DumpStats& d : dumps) {
+  for (const DumpResult& d : dumps) {
     if (!d.select_error.empty()) return fail(d.select_error);
   }
-  std::vector<inspect::Table> tables;
-  // Counters of profiler backends (trace-run --profiler perf) go into the statistics as extra
-  // columns, or as a table of their own where the grouping cannot take them.
-  auto add_tables = [&](inspect::StatsAccumulator& acc, inspect::StatsAccumulator* ops,
-                        const std::string& what, const inspect::ProfilerCounters* counters) {
-    tables.push_back(inspect::stats_table(acc.finish(sort), by, unit, options.top,
-                                          "statistics of " + what));
-    std::optional<inspect::Table> counter_table;
-    if (counters != nullptr && !counters->empty() &&
-        !inspect::add_counter_columns(tables.back(), *counters)) {
-      counter_table = inspect::profiler_counters_table(
-          *counters, by == inspect::GroupBy::Instruction, "profiler counters of " + what);
-    }
-    std::vector<inspect::GroupStats> op_stats =
-        ops != nullptr ? ops->finish(inspect::SortKey::Total) : acc.finish(inspect::SortKey::Total);
-    // Profiler device events (trace-run --profiler) apart from the host's operators.
-    inspect::Table devices =
-        inspect::device_summary_table(op_stats, unit, "device summary of " + what);
-    tables.push_back(
-        inspect::operator_summary_table(std::move(op_stats), unit, "operator summary of " + what));
-    if (!devices.rows.empty()) tables.push_back(std::move(devices));
-    if (counter_table) tables.push_back(std::move(*counter_table));
-  };
-  for (DumpStats& d : dumps) {
-    const inspect::ProfilerCounters counters = d.counters->finish();
-    add_tables(*d.by, d.ops.get(), d.path, &counters);
-  }
-  if (pooled) {
-    inspect::StatsAccumulator all(by, true, m);
-    inspect::StatsAccumulator all_ops(inspect::GroupBy::Operator, true);
-    for (const DumpStats& d : dumps) {
-      all.merge(*d.by);
-      if (d.ops) all_ops.merge(*d.ops);
-    }
-    add_tables(all, by != inspect::GroupBy::Operator ? &all_ops : nullptr,
-               "all " + std::to_string(dumps.size()) + " dumps", nullptr);
-  }
-  print_tables(tables, *inspect::parse_format(options.format));
+  std::vector<inspect::DumpStats> gathered;
+  for (DumpResult& d : dumps) gathered.push_back(std::move(d.stats));
+  print_tables(inspect::stats_report(gathered, report), *inspect::parse_format(options.format));
   return kExitOk;
 }
 

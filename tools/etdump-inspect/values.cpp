@@ -8,11 +8,12 @@
 #include <utility>
 
 #include "etdump_inspect.h"
-#include "etkit/host/npy.h"
+#include "etkit/host/debug_buffer_path.h"
 #include "etkit/inspect/compare.h"
 #include "etkit/inspect/values.h"
 #include "etkit/tools/diagnostics.h"
 #include "etkit/tools/output_file.h"
+#include "etkit/inspect/operator_naming.h"
 
 namespace etkit::tools {
 
@@ -32,13 +33,6 @@ struct CompareOptions : DumpOptions {
   double rtol = 1e-5;
 };
 
-// `run.etdump` -> `run.debug.bin`, as trace-run names it.
-std::string default_buffer_path(const std::string& dump) {
-  std::filesystem::path p(dump);
-  p.replace_extension(".debug.bin");
-  return p.string();
-}
-
 bool has_tensors(const inspect::Trace& trace) {
   for (const inspect::TraceValue& v : trace.values) {
     if (v.kind == inspect::LoggedValue::Kind::Tensor ||
@@ -55,7 +49,7 @@ bool open_buffer(const std::string& given, const inspect::Trace& trace,
                  inspect::DebugBuffer& buffer) {
   std::string path = given;
   if (path.empty()) {
-    path = default_buffer_path(trace.path);
+    path = debug_buffer_path_for(trace.path);  // where trace-run writes it
     if (!std::filesystem::exists(path)) {
       if (has_tensors(trace)) {
         print_warning(kEtdumpInspect, trace.path + ": no debug buffer (" + path +
@@ -112,19 +106,9 @@ Subcommand add_values(CLI::App& app) {
             if (!options->save_dir.empty()) {
               const Error made = ensure_directory(options->save_dir);
               if (!made.ok()) return report(kEtdumpInspect, made);
-              for (const inspect::TraceValue& v : trace.values) {
-                if (!blocks[v.block]) continue;
-                if (v.kind != inspect::LoggedValue::Kind::Tensor &&
-                    v.kind != inspect::LoggedValue::Kind::TensorList) {
-                  continue;
-                }
-                Result<HostTensor> t = inspect::value_tensor(v, buffer);
-                if (!t.ok()) continue;  // the table says why
-                const std::string path = options->save_dir + "/" + inspect::value_file_name(v);
-                const Error written = write_npy(path, t->tensor());
-                if (!written.ok()) {
-                  print_warning(kEtdumpInspect, written.message());
-                }
+              for (const Error& e :
+                   inspect::save_value_tensors(trace, buffer, blocks, options->save_dir)) {
+                print_warning(kEtdumpInspect, e.message());
               }
             }
             print_tables({inspect::values_table(trace, buffer, blocks, m)},
@@ -195,15 +179,7 @@ Subcommand add_compare(CLI::App& app) {
             inspect::CompareResult r = inspect::compare_values(
                 {&traces[0], &buffer_a, map_a ? &*map_a : nullptr},
                 {&traces[1], &buffer_b, map_b ? &*map_b : nullptr}, tolerance);
-            inspect::Table summary;
-            summary.title = "compare summary";
-            summary.columns = {{"matched", 0},   {"past_tolerance", 0}, {"not_comparable", 0},
-                               {"unmatched", 0}, {"max_abs_error", 6}, {"result", 0}};
-            summary.rows.push_back({static_cast<int64_t>(r.matched),
-                                    static_cast<int64_t>(r.past_tolerance),
-                                    static_cast<int64_t>(r.unreadable),
-                                    static_cast<int64_t>(r.unmatched), r.max_abs_error,
-                                    std::string(r.failed() ? "fail" : "pass")});
+            inspect::Table summary = inspect::compare_summary_table(r);
             print_tables({std::move(r.table), std::move(summary)},
                          *inspect::parse_format(options->format));
             return r.failed() ? kExitFailure : kExitOk;

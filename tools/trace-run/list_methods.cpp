@@ -5,16 +5,17 @@
 
 #include "etkit/host/shared_memory.h"
 
+#include "etkit/host/shape_text.h"
 #include "etkit/tools/diagnostics.h"
 #include "trace_run.h"
-#include "value_summary.h"
+#include "value_json.h"
 
 namespace etkit::tools {
 namespace {
 
 std::string info_text(const ValueSummary& s) {
   if (s.kind == "tensor") {
-    return "tensor " + s.dtype + " " + format_shape(s.shape) + " " + s.dynamism;
+    return "tensor " + s.dtype + " " + shape_text(s.shape) + " " + s.dynamism;
   }
   return value_text(s);
 }
@@ -34,7 +35,7 @@ std::string shared_buffers(const SharedMemoryManager& shared, const std::string&
     lines += "  " + b.name + ": memory id " + std::to_string(b.memory_id) + ", offset " +
              std::to_string(b.offset) + ", " + std::to_string(b.actual_bytes) + " bytes (" +
              std::to_string(b.allocated_bytes) + " allocated)";
-    if (b.has_layout) lines += ", " + dtype + " " + format_shape(shape);
+    if (b.has_layout) lines += ", " + dtype + " " + shape_text(shape);
     if (b.has_initial_value) lines += ", initial value";
     std::string used;
     for (const std::string& u : users) used += (used.empty() ? "" : ", ") + u;

@@ -4,7 +4,7 @@
 
 #include "etkit/tools/diagnostics.h"
 #include "trace_run.h"
-#include "value_summary.h"
+#include "value_json.h"
 
 namespace etkit::tools {
 

@@ -11,7 +11,7 @@
 #include "etkit/tools/output_file.h"
 #include "method_io.h"
 #include "trace_run.h"
-#include "value_summary.h"
+#include "value_json.h"
 
 namespace etkit::tools {
 namespace {

@@ -6,38 +6,15 @@
 #include <chrono>
 #include <cstdio>
 
+#include "etkit/host/method_choice.h"
 #include "etkit/tools/diagnostics.h"
 #include "etkit/tools/output_file.h"
 #include "method_io.h"
 #include "trace_run.h"
-#include "value_summary.h"
+#include "value_json.h"
 
 namespace etkit::tools {
 namespace {
-
-// The method to run: --method, else `forward`, else the only method.
-Result<std::string> choose_method(const Program& program, const std::string& requested,
-                                  const std::string& path) {
-  if (!requested.empty()) {
-    Result<MethodMeta> meta = program.method_meta(requested);
-    if (!meta.ok()) return meta.error().with_context("%s", path.c_str());
-    return requested;
-  }
-  if (program.method_meta("forward").ok()) return std::string("forward");
-  if (program.num_methods() == 1) return std::string(program.method_name(0));
-  constexpr size_t kNamesShown = 4;
-  std::string names;
-  for (size_t i = 0; i < program.num_methods() && i < kNamesShown; ++i) {
-    if (i > 0) names += ", ";
-    names += program.method_name(i);
-  }
-  if (program.num_methods() > kNamesShown) {
-    names += ", ... (" + std::to_string(program.num_methods()) + " in all; see --list)";
-  }
-  return Error(ErrorCode::InvalidArgument,
-               "%s: no method 'forward'; choose one with --method: %s", path.c_str(),
-               names.c_str());
-}
 
 // Shows "iteration i/n" on a terminal, at most ten times a second; nothing in a pipe.
 class Progress {

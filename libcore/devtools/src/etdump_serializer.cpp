@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "etdump_records.h"
+#include "etkit/devtools/etdump_metadata.h"
 #include "etkit/devtools/etdump_writer.h"
 #include "etkit/formats/etdump_generated.h"
 
@@ -167,19 +168,26 @@ std::vector<uint8_t> ETDumpWriter::serialize(std::span<const std::string> extra_
   }
 
   // etkit's metadata block: readers that do not know it see an empty event block.
+  namespace key = metadata_key;
+  auto entry = [](std::string_view k, std::string_view v) {
+    std::string e(k);
+    e += '=';
+    e += v;
+    return e;
+  };
   const std::string entries[] = {
-      "writer=etkit",
-      std::string("clock=") + clock_.name(),
-      "ticks_per_second=" + std::to_string(clock_.ticks_per_second()),
-      "dropped_events=" + std::to_string(dropped_events_),
-      "dropped_payloads=" + std::to_string(dropped_payloads_ + lost_payloads),
+      entry(key::kWriter, kWriterName),
+      entry(key::kClock, clock_.name()),
+      entry(key::kTicksPerSecond, std::to_string(clock_.ticks_per_second())),
+      entry(key::kDroppedEvents, std::to_string(dropped_events_)),
+      entry(key::kDroppedPayloads, std::to_string(dropped_payloads_ + lost_payloads)),
   };
   std::vector<flatbuffers::Offset<efb::Allocator>> meta;
   for (const std::string& e : entries) meta.push_back(efb::CreateAllocator(fbb, fbb.CreateString(e)));
   for (const std::string& e : extra_metadata) {
     meta.push_back(efb::CreateAllocator(fbb, fbb.CreateString(e)));
   }
-  runs.push_back(efb::CreateRunData(fbb, fbb.CreateString("etkit:metadata"), -1,
+  runs.push_back(efb::CreateRunData(fbb, fbb.CreateString(kMetadataBlockName), -1,
                                     fbb.CreateVector(meta),
                                     fbb.CreateVector(std::vector<flatbuffers::Offset<efb::Event>>())));
 

@@ -7,6 +7,9 @@
 #include <cstdio>
 #include <cstring>
 
+#include "etkit/devtools/profiler_event_name.h"
+#include "etkit/runtime/block_name.h"
+
 namespace etkit::prof {
 
 namespace {
@@ -23,10 +26,7 @@ const char* instruction_kind(std::string_view name) {
   return nullptr;
 }
 
-bool is_load_block(std::string_view name) {
-  constexpr std::string_view suffix = ":load";
-  return name.size() >= suffix.size() && name.substr(name.size() - suffix.size()) == suffix;
-}
+bool is_load_block(std::string_view name) { return parse_block_name(name).load; }
 
 std::string join(const std::vector<std::string>& items) {
   std::string out;
@@ -304,8 +304,10 @@ void ProfilingController::Impl::write_events(Device& d, const EventBuffer& buffe
       continue;
     }
     if (a.clipped) ++d.report.clipped;
-    std::snprintf(name, sizeof(name), "prof:%.32s:%s", d.type.c_str(), ev.name);
-    int n = std::snprintf(metadata, sizeof(metadata), "etkit-prof/1;device=%.32s", d.type.c_str());
+    format_device_event_name(d.type, ev.name, name);
+    int n = std::snprintf(metadata, sizeof(metadata), "%.*s;device=%.32s",
+                          static_cast<int>(kDeviceMetadataMagic.size()),
+                          kDeviceMetadataMagic.data(), d.type.c_str());
     for (uint32_t k = 0; k < ev.num_counters && k < d.report.counters.size(); ++k) {
       if (n <= 0 || static_cast<size_t>(n) >= sizeof(metadata)) break;
       n += std::snprintf(metadata + n, sizeof(metadata) - static_cast<size_t>(n), ";%.32s=%" PRIu64,

@@ -8,17 +8,6 @@
 
 namespace etkit {
 
-std::string debug_buffer_path_for(const std::string& etdump_path) {
-  for (const char* ext : {".etdump", ".etdp"}) {
-    const std::string e(ext);
-    if (etdump_path.size() > e.size() &&
-        etdump_path.compare(etdump_path.size() - e.size(), e.size(), e) == 0) {
-      return etdump_path.substr(0, etdump_path.size() - e.size()) + ".debug.bin";
-    }
-  }
-  return etdump_path + ".debug.bin";
-}
-
 namespace {
 struct FreeDeleter {
   void operator()(void* p) const { std::free(p); }

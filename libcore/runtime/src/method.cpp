@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "etkit/runtime/block_name.h"
 #include "method_state.h"
 
 namespace etkit {
@@ -74,7 +75,7 @@ Result<Method> Method::load(const Program& program, std::string_view name,
   TracerEntry init_event;
   if (tracer != nullptr) {
     char block[128];
-    std::snprintf(block, sizeof(block), "%.*s:load", static_cast<int>(name.size()), name.data());
+    format_block_name(name, /*load=*/true, block);
     tracer->create_event_block(block);
     tracer->set_chain_debug_handle(kUnsetChainId, kUnsetDebugHandle);
     if (profile) {

@@ -5,6 +5,8 @@
 #include "etkit/devtools/clock.h"
 #include "etkit/devtools/etdump_writer.h"
 #include "etkit/inspect/profiler_counters.h"
+#include "etkit/inspect/trace_reader.h"
+#include "etkit/inspect/event_selection.h"
 #include "profile_events.h"
 
 #include <fstream>

@@ -26,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "etkit/inspect/debug_map.h"
 #include "etkit/inspect/trace.h"
 
 namespace etkit::inspect {

@@ -65,4 +65,9 @@ struct CompareResult {
 CompareResult compare_values(const ValueSource& a, const ValueSource& b,
                              const Tolerance& tolerance);
 
+/// The one-row summary `compare` prints after the rows, titled "compare summary": columns
+/// matched, past_tolerance, not_comparable (`unreadable`), unmatched, max_abs_error, result
+/// ("pass", or "fail" when `r.failed()`).
+Table compare_summary_table(const CompareResult& r);
+
 }  // namespace etkit::inspect

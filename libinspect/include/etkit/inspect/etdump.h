@@ -19,7 +19,8 @@
 //     dump with its 4-byte prefix cut off is read too, although its 8-byte fields then sit 4
 //     bytes off the alignment a flatbuffer normally has.
 //
-// etkit's extension, the metadata block: a run block named exactly `etkit:metadata` with no
+// etkit's extension, the metadata block (its name and keys: etkit/devtools/etdump_metadata.h):
+// a run block named exactly `etkit:metadata` with no
 // events, whose allocator names are `key=value` strings, carries facts the ExecuTorch schema has
 // no field for (written by etkit's tracer), e.g.
 //
@@ -36,13 +37,14 @@
 #include <string>
 #include <vector>
 
+#include "etkit/devtools/etdump_metadata.h"
 #include "etkit/runtime/result.h"
 #include "etkit/runtime/scalar_type.h"
 
 namespace etkit::inspect {
 
-/// Name of the run block that carries etkit's `key=value` metadata (see the file comment).
-inline constexpr char kMetadataBlockName[] = "etkit:metadata";
+/// Name of the run block that carries etkit's `key=value` metadata (etdump_metadata.h).
+using ::etkit::kMetadataBlockName;
 
 /// A logged tensor: its dtype and shape, and where its bytes are in the debug buffer.
 struct TensorMeta {

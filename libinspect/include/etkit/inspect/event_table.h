@@ -23,6 +23,7 @@
 
 #include "etkit/inspect/delegate_metadata.h"
 #include "etkit/inspect/table.h"
+#include "etkit/inspect/debug_map.h"
 #include "etkit/inspect/trace.h"
 
 namespace etkit::inspect {

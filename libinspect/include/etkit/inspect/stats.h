@@ -32,6 +32,9 @@
 #include "etkit/runtime/result.h"
 #include "etkit/inspect/table.h"
 #include "etkit/inspect/trace.h"
+#include "etkit/inspect/trace_reader.h"
+#include "etkit/inspect/operator_naming.h"
+#include "etkit/inspect/event_selection.h"
 
 namespace etkit::inspect {
 

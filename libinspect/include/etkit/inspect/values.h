@@ -22,16 +22,6 @@
 
 namespace etkit::inspect {
 
-/// Statistics of a tensor's elements.
-struct TensorStats {
-  size_t numel = 0;
-  double min = 0, max = 0, mean = 0, std = 0;  ///< Over the finite elements (0 when none).
-  size_t nan = 0, inf = 0;
-};
-
-/// Statistics of `elements`.
-TensorStats tensor_stats(const std::vector<double>& elements);
-
 /// The elements of value `v` (a tensor) as doubles. Errors: those of `DebugBuffer::tensor_bytes`
 /// and `tensor_as_doubles`; `InvalidArgument` for a value that is not a tensor.
 Result<std::vector<double>> value_elements(const TraceValue& v, const DebugBuffer& buffer);
@@ -41,15 +31,22 @@ Result<std::vector<double>> value_elements(const TraceValue& v, const DebugBuffe
 /// beyond int32.
 Result<HostTensor> value_tensor(const TraceValue& v, const DebugBuffer& buffer);
 
-/// Shape as text, e.g. "[1, 2]".
-std::string shape_text(const TensorMeta& tensor);
-
 /// The file name `--save` gives value `v`: "b<block>_v<index>[_<list index>].npy".
 std::string value_file_name(const TraceValue& v);
 
+/// Writes every readable tensor value of `trace` in `blocks` (all when empty) as
+/// `dir/value_file_name(v)` (.npy) into the existing folder `dir`. Values whose payload cannot
+/// be read are skipped (the values table says why). Returns the errors of the files that could
+/// not be written (`write_npy`'s); the others are written all the same.
+std::vector<Error> save_value_tensors(const Trace& trace, const DebugBuffer& buffer,
+                                              const std::vector<bool>& blocks,
+                                              const std::string& dir);
+
 /// Table of the `trace`'s values in `blocks` (all when empty): columns block, method, kind,
 /// iteration, value, list_index, instruction, op, delegate, name, output (1/0), dtype, shape,
-/// numel, min, max, mean, std, nan, inf, status ("" when the statistics are there).
+/// numel, min, max, mean, std, nan, inf, status ("" when the statistics are there). Shapes and
+/// statistics are etkit's one convention (etkit/host/shape_text.h, etkit/host/tensor_stats.h):
+/// min, max, mean and std are over the finite elements, empty cells when there are none.
 Table values_table(const Trace& trace, const DebugBuffer& buffer,
                    const std::vector<bool>& blocks);
 

@@ -13,6 +13,7 @@
 #include "etkit/devtools/data_sink.h"
 #include "etkit/devtools/etdump_writer.h"
 #include "etkit/devtools/event_filter.h"
+#include "etkit/host/debug_buffer_path.h"  // where the debug buffer is written
 #include "etkit/runtime/result.h"
 
 namespace etkit {
@@ -48,9 +49,6 @@ struct TraceSummary {
   uint64_t dropped_payloads = 0;
   std::string sink_error;  ///< Non-empty when the debug output failed (e.g. disk full).
 };
-
-/// "run.etdump" -> "run.debug.bin" (also for ".etdp"; other names get ".debug.bin" appended).
-std::string debug_buffer_path_for(const std::string& etdump_path);
 
 class TraceSession {
  public:

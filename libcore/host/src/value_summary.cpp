@@ -1,12 +1,13 @@
-#include "value_summary.h"
+#include "etkit/host/value_summary.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 
 #include "etkit/host/host_tensor.h"
+#include "etkit/host/shape_text.h"
 
-namespace etkit::tools {
+namespace etkit {
 namespace {
 
 const char* dynamism_name(ShapeDynamism d) {
@@ -18,11 +19,6 @@ const char* dynamism_name(ShapeDynamism d) {
   return "static";
 }
 
-
-bool is_numeric(ScalarType t) {
-  return is_floating_type(t) || is_integral_type(t, true);
-}
-
 }  // namespace
 
 std::string format_number(double v) {
@@ -31,15 +27,6 @@ std::string format_number(double v) {
   char buf[32];
   std::snprintf(buf, sizeof(buf), "%g", v == 0 ? 0.0 : v);  // no "-0"
   return buf;
-}
-
-std::string format_shape(const std::vector<int64_t>& shape) {
-  std::string out = "[";
-  for (size_t i = 0; i < shape.size(); ++i) {
-    if (i > 0) out += ", ";
-    out += std::to_string(shape[i]);
-  }
-  return out + "]";
 }
 
 ValueSummary summarize_info(const ValueInfo& info) {
@@ -82,25 +69,8 @@ ValueSummary summarize_value(const EValue& value) {
       s.dtype = scalar_type_name(t.dtype());
       s.shape.assign(t.sizes().begin(), t.sizes().end());
       s.dynamism = dynamism_name(t.dynamism());
-      if (!is_numeric(t.dtype()) || t.numel() == 0 || t.data() == nullptr) break;
-      double sum = 0;
-      bool saw_nan = false;
-      s.min = INFINITY;
-      s.max = -INFINITY;
-      for (int64_t i = 0; i < t.numel(); ++i) {
-        const double v = read_element_as_double(t, i);
-        sum += v;
-        if (std::isnan(v)) {
-          saw_nan = true;
-        } else {
-          s.min = std::min(s.min, v);
-          s.max = std::max(s.max, v);
-        }
-      }
-      // NaN propagates into min and max, as numpy's min and max do.
-      if (saw_nan) s.min = s.max = NAN;
-      s.mean = sum / static_cast<double>(t.numel());
-      s.has_stats = true;
+      s.stats = tensor_stats(t);
+      if (s.stats.numel == 0) break;
       const int64_t listed = std::min<int64_t>(t.numel(), static_cast<int64_t>(kMaxListedValues));
       for (int64_t i = 0; i < listed; ++i) s.values.push_back(read_element_as_double(t, logical_to_memory_index(t, i)));
       s.truncated = t.numel() > listed;
@@ -134,50 +104,28 @@ std::string value_text(const ValueSummary& s) {
     if (s.kind == "string") return "string '" + s.scalar + "'";
     return s.kind + " " + s.scalar;
   }
-  std::string out = "tensor " + s.dtype + " " + format_shape(s.shape);
-  if (!s.has_stats) return out;
+  std::string out = "tensor " + s.dtype + " " + shape_text(s.shape);
+  if (s.stats.numel == 0) return out;
   out += " = [";
   for (size_t i = 0; i < s.values.size(); ++i) {
     if (i > 0) out += ", ";
     out += format_number(s.values[i]);
   }
   if (s.truncated) out += ", ...";
-  out += "] (min " + format_number(s.min) + ", max " + format_number(s.max) + ", mean " +
-         format_number(s.mean) + ")";
-  return out;
-}
-
-nlohmann::ordered_json value_json(const ValueSummary& s) {
-  nlohmann::ordered_json j;
-  j["kind"] = s.kind;
-  // JSON has no NaN or infinity: they are written as strings.
-  auto number = [](double v) -> nlohmann::ordered_json {
-    if (std::isfinite(v)) return v;
-    return format_number(v);
+  out += "] (";
+  std::string stats;
+  auto add = [&](const char* name, const std::string& value) {
+    if (!stats.empty()) stats += ", ";
+    stats += name;
+    stats += ' ';
+    stats += value;
   };
-  if (s.kind == "tensor") {
-    j["dtype"] = s.dtype;
-    j["shape"] = s.shape;
-    if (!s.dynamism.empty()) j["dynamism"] = s.dynamism;
-    if (s.has_stats) {
-      nlohmann::ordered_json values = nlohmann::ordered_json::array();
-      for (double v : s.values) values.push_back(number(v));
-      j["values"] = values;
-      j["truncated"] = s.truncated;
-      j["min"] = number(s.min);
-      j["max"] = number(s.max);
-      j["mean"] = number(s.mean);
-    }
-  } else if (s.kind == "string") {
-    j["value"] = s.scalar;
-  } else if (s.kind == "bool") {
-    j["value"] = s.number != 0;
-  } else if (s.kind == "int") {
-    j["value"] = s.int_value;
-  } else if (s.kind == "double") {
-    j["value"] = number(s.number);
-  }
-  return j;
+  if (s.stats.min) add("min", format_number(*s.stats.min));
+  if (s.stats.max) add("max", format_number(*s.stats.max));
+  if (s.stats.mean) add("mean", format_number(*s.stats.mean));
+  if (s.stats.nan > 0) add("nan", std::to_string(s.stats.nan));
+  if (s.stats.inf > 0) add("inf", std::to_string(s.stats.inf));
+  return out + stats + ")";
 }
 
-}  // namespace etkit::tools
+}  // namespace etkit

@@ -1,19 +1,22 @@
 #pragma once
 
-// One description of a value (an input or output) that both the text and the JSON printers
-// render, so the two never disagree.
+// One description of a runtime value (a method's input or output, or a program's declared
+// input/output) that trace-run's text and JSON printers both render, so the two never disagree.
+// Tensor statistics are etkit's one definition (tensor_stats.h: over the finite elements, NaN
+// and infinities counted) and shapes its one shape text (shape_text.h), as etdump-inspect
+// prints them for logged values.
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
+#include "etkit/host/tensor_stats.h"
 #include "etkit/runtime/evalue.h"
 #include "etkit/runtime/program.h"
 
-namespace etkit::tools {
+namespace etkit {
 
+/// What trace-run reports about one value.
 struct ValueSummary {
   std::string kind;   ///< "tensor", "int", "double", "bool", "string", "none", ...
   std::string dtype;  ///< Tensors: "float32", ...
@@ -22,8 +25,9 @@ struct ValueSummary {
   std::vector<double> values;    ///< First values of a tensor (memory order = logical order for
                                  ///< contiguous tensors; logical order always).
   bool truncated = false;        ///< More values than listed.
-  bool has_stats = false;        ///< min/max/mean are set (non-empty numeric tensors).
-  double min = 0, max = 0, mean = 0;
+  /// Statistics of a tensor's contents; `stats.numel == 0` when there are none (no contents,
+  /// empty, or not numeric), and then no values are listed either.
+  TensorStats stats;
   std::string scalar;            ///< Printed value of a non-tensor ("128", "2.5", "true").
   double number = 0;             ///< Numeric value of int/double/bool scalars.
   int64_t int_value = 0;         ///< Exact value of int scalars.
@@ -37,14 +41,13 @@ ValueSummary summarize_value(const EValue& value);
 /// Summarises a static description from the program (no contents).
 ValueSummary summarize_info(const ValueInfo& info);
 
-/// "[1, 2]"
-std::string format_shape(const std::vector<int64_t>& shape);
-/// A number as %g would print it with 6 significant digits ("2", "0.333333", "nan").
+/// A number as %g would print it with 6 significant digits ("2", "0.333333", "nan", "-inf";
+/// never "-0").
 std::string format_number(double v);
 
-/// Text: "tensor float32 [1] = [2] (min 2, max 2, mean 2)" or "int 128".
+/// Text: "tensor float32 [1] = [2] (min 2, max 2, mean 2)" or "int 128". Statistics that are
+/// empty (no finite element) are left out, and NaN and infinity counts are added when not
+/// zero: "tensor float32 [2] = [nan, nan] (nan 2)".
 std::string value_text(const ValueSummary& s);
-/// JSON object with stable field names (see man/trace-run.1).
-nlohmann::ordered_json value_json(const ValueSummary& s);
 
-}  // namespace etkit::tools
+}  // namespace etkit

@@ -1,0 +1,17 @@
+#pragma once
+
+// A tensor's shape as etkit's tools print it, written once: "[1, 8]", "[]" for a scalar
+// tensor. trace-run (values of a run) and etdump-inspect (logged values) both print through it.
+
+#include <cstdint>
+#include <span>
+#include <string>
+
+namespace etkit {
+
+/// `sizes` as text: "[1, 8]"; "[]" when empty.
+std::string shape_text(std::span<const int64_t> sizes);
+/// The same for the runtime's 32-bit sizes.
+std::string shape_text(std::span<const int32_t> sizes);
+
+}  // namespace etkit

@@ -1,0 +1,57 @@
+#pragma once
+
+// Reading a dump into a joined trace (trace.h): `load_trace` for a whole dump, `TraceReader` to
+// join it block by block straight from the verified flatbuffer (DESIGN.md section 5).
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "etkit/runtime/result.h"
+#include "etkit/inspect/trace.h"
+
+namespace etkit::inspect {
+
+/// A dump opened for joining straight from its verified flatbuffer, block by block, without the
+/// owning `ETDump` model: what `load_trace` uses, and what `etdump-inspect stats` uses to
+/// aggregate one block at a time (see DESIGN.md section 5). `open` maps the file, verifies the
+/// flatbuffer and checks every event (the checks of `read_etdump` and `build_trace`), so joining
+/// cannot fail afterwards.
+class TraceReader {
+ public:
+  /// Opens the dump at `path`. Errors: those of `read_etdump_file` and `build_trace`, each
+  /// message starting with "PATH: ".
+  static Result<TraceReader> open(const std::string& path);
+  /// Opens a dump held in memory (e.g. read from stdin); `path` names it in messages.
+  static Result<TraceReader> from_bytes(std::vector<uint8_t> bytes, const std::string& path);
+  /// The same without a copy: `bytes` must outlive the reader.
+  static Result<TraceReader> over(std::span<const uint8_t> bytes, const std::string& path);
+
+  TraceReader(TraceReader&&) noexcept;
+  TraceReader& operator=(TraceReader&&) noexcept;
+  ~TraceReader();
+
+  /// A trace with every block (name, method, load flag, iteration) and no events or values: the
+  /// one to pass to `join_block`.
+  Trace skeleton() const;
+  /// Appends the events and values of block `b` to `trace` (made by `skeleton()`, possibly with
+  /// events of other blocks, or cleared of them), and sets that block's `first_event` and
+  /// `num_events`. Indices (`parent`) are into `trace.events` as it then is.
+  void join_block(size_t b, Trace& trace);
+  /// Every block joined into one trace.
+  Trace join_all();
+
+ private:
+  struct Impl;
+  explicit TraceReader(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+/// Reads the dump at `path` and joins it (`TraceReader::open`, then `join_all`). Errors are those
+/// of `read_etdump_file` and `build_trace`.
+Result<Trace> load_trace(const std::string& path);
+
+}  // namespace etkit::inspect

@@ -1,0 +1,190 @@
+#include "block_join.h"
+
+#include <algorithm>
+#include <charconv>
+#include <tuple>
+
+#include "etkit/devtools/etdump_metadata.h"
+#include "etkit/devtools/profiler_event_name.h"
+#include "etkit/runtime/block_name.h"
+
+namespace etkit::inspect::detail {
+
+Result<std::pair<uint64_t, uint64_t>> span_of(uint64_t start, uint64_t end) {
+  if (end >= start) return std::pair{start, end - start};
+  if (start <= kMax32 && end <= kMax32) return std::pair{start, (kMax32 - start) + end};
+  return Error(ErrorCode::InvalidData, "end time %llu is before start time %llu",
+               static_cast<unsigned long long>(end), static_cast<unsigned long long>(start));
+}
+
+Error set_tick_rate(const std::map<std::string, std::string>& metadata, Trace& trace) {
+  auto it = metadata.find(std::string(metadata_key::kTicksPerSecond));
+  if (it == metadata.end()) return Error();
+  uint64_t tps = 0;
+  const std::string& text = it->second;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), tps);
+  if (ec != std::errc() || end != text.data() + text.size() || tps == 0) {
+    return Error(ErrorCode::InvalidData,
+                 "%s: metadata ticks_per_second '%s' is not a positive integer",
+                 trace.path.c_str(), text.c_str());
+  }
+  trace.ticks_per_second = static_cast<double>(tps);
+  trace.ticks_recorded = true;
+  return Error();
+}
+
+void add_block(const std::string& name, std::map<std::string, uint32_t>& executions,
+               Trace& trace) {
+  TraceBlock tb;
+  tb.name = name;
+  const BlockName parsed = parse_block_name(name);
+  tb.method = std::string(parsed.method);
+  tb.load = parsed.load;
+  if (!tb.load) tb.iteration = executions[tb.method]++;
+  trace.blocks.push_back(std::move(tb));
+}
+
+std::string_view delegate_text(int32_t id_int, std::string_view id_str, StringTable& strings) {
+  if (id_int == -1) return id_str;
+  char buf[16];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof(buf), id_int);
+  return strings.intern(std::string_view(buf, static_cast<size_t>(end - buf)));
+}
+
+void append_value(Trace& trace, size_t b, uint32_t& value_index, uint64_t chain_index,
+                  int32_t instruction_id, std::string delegate_id, std::string name,
+                  const LoggedValue& value, const BlockJoiner& joiner) {
+  TraceValue v;
+  v.block = static_cast<uint32_t>(b);
+  v.index = value_index++;
+  const bool in_instruction = chain_index <= static_cast<uint64_t>(INT32_MAX);
+  v.instruction = in_instruction ? instruction_id : -1;
+  if (in_instruction) {
+    v.op = std::string(joiner.op_of(static_cast<int32_t>(chain_index), instruction_id));
+  }
+  v.delegate_id = std::move(delegate_id);
+  v.name = std::move(name);
+  v.is_output = value.is_output;
+  v.kind = value.kind;
+  switch (value.kind) {
+    case LoggedValue::Kind::Int: v.scalar = static_cast<double>(value.int_value); break;
+    case LoggedValue::Kind::Bool: v.scalar = value.bool_value ? 1 : 0; break;
+    case LoggedValue::Kind::Float:
+    case LoggedValue::Kind::Double: v.scalar = value.double_value; break;
+    default: break;
+  }
+  if (value.tensors.empty()) {
+    trace.values.push_back(std::move(v));
+    return;
+  }
+  for (size_t t = 0; t < value.tensors.size(); ++t) {
+    TraceValue tv = v;
+    tv.list_index = static_cast<uint32_t>(t);
+    tv.tensor = value.tensors[t];
+    trace.values.push_back(std::move(tv));
+  }
+}
+
+void BlockJoiner::join_events(Trace& trace, size_t b, uint64_t first_start, double ns_per_tick) {
+  clear_ops();
+  const size_t n = raw.size();
+  // The block's operators first: an instruction's native_call_ event may follow the events
+  // it names.
+  for (const RawEvent& r : raw) {
+    if (r.chain >= 0 && r.instruction_id >= 0 && r.delegate_id.empty() &&
+        r.name.substr(0, kNativeCallPrefix.size()) == kNativeCallPrefix) {
+      add_op(r.chain, r.instruction_id, r.name.substr(kNativeCallPrefix.size()));
+    }
+  }
+
+  // Start order; on equal starts the longer (enclosing) first; on equal intervals the one
+  // later in the file (the parent) first.
+  order_.resize(n);
+  for (size_t i = 0; i < n; ++i) {
+    order_[i] = {raw[i].start, raw[i].start + raw[i].elapsed, static_cast<uint32_t>(i)};
+  }
+  if (!nested_order()) std::sort(order_.begin(), order_.end(), before);
+  const size_t base = trace.events.size();
+  stack_.clear();
+  stack_end_.clear();
+  for (size_t pos = 0; pos < n; ++pos) {
+    const RawEvent& r = raw[order_[pos].pos];
+    TraceEvent& ev = trace.events.emplace_back();
+    ev.block = static_cast<uint32_t>(b);
+    ev.index = r.index;
+    ev.chain = r.chain;
+    ev.instruction = r.chain < 0 ? -1 : r.instruction_id;
+    ev.delegate_id = r.delegate_id;
+    ev.metadata = r.metadata;
+    ev.delegate = !r.delegate_id.empty();
+    ev.name = r.name.empty() ? r.delegate_id : r.name;
+    ev.start_ns = static_cast<double>(r.start - first_start) * ns_per_tick;
+    ev.duration_ns = static_cast<double>(r.elapsed) * ns_per_tick;
+    ev.self_ns = ev.duration_ns;
+    if (ev.delegate || ev.name == "DELEGATE_CALL") {
+      ev.op = kDelegateOp;
+    } else if (ev.instruction >= 0) {
+      ev.op = op_of(ev.chain, ev.instruction);
+    }
+    // Profiler events (`prof:<device>:...`) are device time: they take no part in the host's
+    // nesting, so they neither parent nor shorten host events (formats/README.md).
+    if (ev.delegate && prof::is_device_event_name(ev.name)) {
+      ev.device = true;
+      continue;
+    }
+    const uint64_t end = order_[pos].end;
+    while (!stack_.empty() && stack_end_.back() < end) {
+      stack_.pop_back();
+      stack_end_.pop_back();
+    }
+    // Starts are sorted, so an open event whose end is >= this end contains it.
+    if (!stack_.empty()) {
+      ev.parent = static_cast<int32_t>(base + stack_.back());
+      ev.depth = static_cast<uint32_t>(stack_.size());
+      trace.events[base + stack_.back()].self_ns -= ev.duration_ns;
+    }
+    stack_.push_back(pos);
+    stack_end_.push_back(end);
+  }
+}
+
+bool BlockJoiner::nested_order() {
+  const size_t n = order_.size();
+  if (n < 2) return true;
+  next_.assign(n, UINT32_MAX);
+  tail_.resize(n);
+  subtrees_.clear();
+  for (uint32_t i = 0; i < n; ++i) {
+    const Order& e = order_[i];
+    tail_[i] = i;
+    uint32_t first_child = UINT32_MAX;
+    // Pop the contained subtrees (rightmost first) and chain them left to right after `i`.
+    while (!subtrees_.empty()) {
+      const Order& top = order_[subtrees_.back()];
+      if (top.start < e.start || top.end > e.end) break;
+      const uint32_t root = subtrees_.back();
+      subtrees_.pop_back();
+      if (first_child != UINT32_MAX) next_[tail_[root]] = first_child;
+      else tail_[i] = tail_[root];
+      first_child = root;
+    }
+    if (first_child != UINT32_MAX) next_[i] = first_child;
+    subtrees_.push_back(i);
+  }
+  scratch_.clear();
+  scratch_.reserve(n);
+  for (uint32_t root : subtrees_) {
+    for (uint32_t k = root; k != UINT32_MAX; k = next_[k]) {
+      scratch_.push_back(order_[k]);
+      if (k == tail_[root]) break;
+    }
+  }
+  if (scratch_.size() != n) return false;
+  for (size_t k = 1; k < n; ++k) {
+    if (!before(scratch_[k - 1], scratch_[k])) return false;
+  }
+  order_.swap(scratch_);
+  return true;
+}
+
+}  // namespace etkit::inspect::detail

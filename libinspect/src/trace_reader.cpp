@@ -1,0 +1,214 @@
+#include "etkit/inspect/trace_reader.h"
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <memory>
+#include <optional>
+#include <tuple>
+#include <utility>
+
+#include "block_join.h"
+#include "etdump_flatbuffer.h"
+#include "etkit/host/file_data_loader.h"
+#include "etkit/runtime/data_loader.h"
+
+namespace etkit::inspect {
+
+using namespace detail;
+
+namespace {
+
+namespace fb = ::etdump;
+
+// Interns flatbuffer strings, remembering recent ones by address (etkit's writer shares equal
+// strings, so a name is usually one address).
+class FlatbufferStrings {
+ public:
+  void use(const std::shared_ptr<StringTable>& table) {
+    if (table == table_) return;
+    table_ = table;
+    slots_.fill(Slot{});
+  }
+  StringTable& table() { return *table_; }
+  std::string_view get(const flatbuffers::String* s) {
+    if (s == nullptr) return {};
+    Slot& slot = slots_[(reinterpret_cast<uintptr_t>(s) >> 2) % kSlots];
+    if (slot.key != s) slot = {s, table_->intern(s->string_view())};
+    return slot.view;
+  }
+
+ private:
+  static constexpr size_t kSlots = 1024;
+  struct Slot {
+    const flatbuffers::String* key = nullptr;
+    std::string_view view;
+  };
+  std::shared_ptr<StringTable> table_;
+  std::array<Slot, kSlots> slots_{};
+};
+
+std::string fb_str(const flatbuffers::String* s) { return s == nullptr ? std::string() : s->str(); }
+
+}  // namespace
+
+struct TraceReader::Impl {
+  std::optional<FileDataLoader> file;
+  std::vector<uint8_t> bytes;
+  detail::VerifiedDump dump;
+  std::vector<size_t> runs;  // file index of each trace block (the metadata block is not one)
+  Trace skeleton;
+  uint64_t first_start = 0;
+  double ns_per_tick = 1;
+  BlockJoiner joiner;
+  FlatbufferStrings strings;
+
+  Error open(std::span<const uint8_t> data);
+};
+
+// Verifies, then checks every event as `read_etdump` and `build_trace` do, in their order:
+// event errors (file order), then the tick rate, then the first span that ends before it starts.
+// Every message starts with the path.
+Error TraceReader::Impl::open(std::span<const uint8_t> data) {
+  const std::string& path = skeleton.path;
+  auto located = [&](const Error& e) { return e.with_context("%s", path.c_str()); };
+  if (Error e = detail::verify_etdump(data, &dump); !e.ok()) return located(e);
+  detail::EventConverter converter(dump.origin);
+  std::map<std::string, std::string> metadata;
+  std::map<std::string, uint32_t> executions;
+  Error span_error;
+  uint64_t first = std::numeric_limits<uint64_t>::max();
+  const auto* run_data = dump.root->run_data();
+  const size_t num_runs = run_data == nullptr ? 0 : run_data->size();
+  for (size_t r = 0; r < num_runs; ++r) {
+    const fb::RunData* run = run_data->Get(static_cast<flatbuffers::uoffset_t>(r));
+    if (run->name() != nullptr && run->name()->string_view() == kMetadataBlockName) {
+      if (Error e = converter.read_metadata(run, r, &metadata); !e.ok()) return located(e);
+      continue;
+    }
+    const size_t b = skeleton.blocks.size();
+    add_block(fb_str(run->name()), executions, skeleton);
+    runs.push_back(r);
+    const auto* events = run->events();
+    const size_t num_events = events == nullptr ? 0 : events->size();
+    for (size_t i = 0; i < num_events; ++i) {
+      const fb::Event* e = events->Get(static_cast<flatbuffers::uoffset_t>(i));
+      if (Error err = converter.check(e, r, i); !err.ok()) return located(err);
+      const fb::ProfileEvent* p = e->profile_event();
+      if (p == nullptr) continue;
+      Result<std::pair<uint64_t, uint64_t>> span = span_of(p->start_time(), p->end_time());
+      if (!span.ok()) {
+        // As build_trace numbers it: blocks without the metadata block.
+        if (span_error.ok()) {
+          span_error = span.error().with_context("%s: run %zu event %zu", path.c_str(), b, i);
+        }
+        continue;
+      }
+      first = std::min(first, span->first);
+    }
+  }
+  ETKIT_TRY(set_tick_rate(metadata, skeleton));
+  if (!span_error.ok()) return span_error;
+  first_start = first;
+  ns_per_tick = 1e9 / skeleton.ticks_per_second;
+  return Error();
+}
+
+TraceReader::TraceReader(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+TraceReader::TraceReader(TraceReader&&) noexcept = default;
+TraceReader& TraceReader::operator=(TraceReader&&) noexcept = default;
+TraceReader::~TraceReader() = default;
+
+Result<TraceReader> TraceReader::open(const std::string& path) {
+  auto impl = std::make_unique<Impl>();
+  impl->skeleton.path = path;
+  Result<FileDataLoader> loader = FileDataLoader::open(path);
+  if (!loader.ok()) return loader.error().with_context("%s", path.c_str());
+  impl->file.emplace(std::move(loader).get());
+  ETKIT_TRY(impl->open(impl->file->data()));
+  return TraceReader(std::move(impl));
+}
+
+Result<TraceReader> TraceReader::from_bytes(std::vector<uint8_t> bytes, const std::string& path) {
+  auto impl = std::make_unique<Impl>();
+  impl->skeleton.path = path;
+  impl->bytes = std::move(bytes);
+  ETKIT_TRY(impl->open(impl->bytes));
+  return TraceReader(std::move(impl));
+}
+
+Result<TraceReader> TraceReader::over(std::span<const uint8_t> bytes, const std::string& path) {
+  auto impl = std::make_unique<Impl>();
+  impl->skeleton.path = path;
+  ETKIT_TRY(impl->open(bytes));
+  return TraceReader(std::move(impl));
+}
+
+Trace TraceReader::skeleton() const { return impl_->skeleton; }
+
+void TraceReader::join_block(size_t b, Trace& trace) {
+  Impl& m = *impl_;
+  m.strings.use(trace.strings);
+  StringTable& strings = m.strings.table();
+  const size_t r = m.runs[b];
+  const fb::RunData* run = m.dump.root->run_data()->Get(static_cast<flatbuffers::uoffset_t>(r));
+  const auto* events = run->events();
+  const size_t num_events = events == nullptr ? 0 : events->size();
+  BlockJoiner& joiner = m.joiner;
+  joiner.raw.clear();
+  bool has_values = false;
+  for (size_t i = 0; i < num_events; ++i) {
+    const fb::Event* e = events->Get(static_cast<flatbuffers::uoffset_t>(i));
+    const fb::ProfileEvent* p = e->profile_event();
+    if (p == nullptr) {
+      has_values = has_values || e->debug_event() != nullptr;
+      continue;
+    }
+    RawEvent raw;
+    raw.name = m.strings.get(p->name());
+    raw.delegate_id =
+        delegate_text(p->delegate_debug_id_int(), m.strings.get(p->delegate_debug_id_str()),
+                      strings);
+    if (const auto* md = p->delegate_debug_metadata(); md != nullptr && md->size() > 0) {
+      raw.metadata = strings.intern(
+          std::string_view(reinterpret_cast<const char*>(md->data()), md->size()));
+    }
+    std::tie(raw.start, raw.elapsed) = *span_of(p->start_time(), p->end_time());  // checked
+    raw.index = static_cast<uint32_t>(i);
+    raw.chain = p->chain_index();
+    raw.instruction_id = p->instruction_id();
+    joiner.raw.push_back(raw);
+  }
+  TraceBlock& block = trace.blocks[b];
+  block.first_event = trace.events.size();
+  joiner.join_events(trace, b, m.first_start, m.ns_per_tick);
+  block.num_events = trace.events.size() - block.first_event;
+  if (!has_values) return;
+  detail::EventConverter converter(m.dump.origin);
+  uint32_t value_index = 0;
+  for (size_t i = 0; i < num_events; ++i) {
+    const fb::DebugEvent* d = events->Get(static_cast<flatbuffers::uoffset_t>(i))->debug_event();
+    if (d == nullptr) continue;
+    Result<LoggedValue> value = converter.convert_value(d->debug_entry(), r, i);  // checked
+    std::string id = d->delegate_debug_id_int() != -1
+                         ? std::to_string(d->delegate_debug_id_int())
+                         : fb_str(d->delegate_debug_id_str());
+    append_value(trace, b, value_index, d->chain_index(), d->instruction_id(), std::move(id),
+                 fb_str(d->name()), *value, joiner);
+  }
+}
+
+Trace TraceReader::join_all() {
+  Trace trace = skeleton();
+  for (size_t b = 0; b < trace.blocks.size(); ++b) join_block(b, trace);
+  return trace;
+}
+
+Result<Trace> load_trace(const std::string& path) {
+  ETKIT_ASSIGN_OR_RETURN(TraceReader reader, TraceReader::open(path));
+  return reader.join_all();
+}
+
+}  // namespace etkit::inspect

@@ -1,0 +1,1 @@
+etdump-inspect show $FIXTURES/generated/et-add.intermediate.etdump --method Execute --format tsv | cut -f1-5 && etdump-inspect values $FIXTURES/generated/et-add.intermediate.etdump --method Execute --format tsv | cut -f1-4

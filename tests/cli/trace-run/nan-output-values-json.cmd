@@ -1,0 +1,1 @@
+cd $CASE_TMP && trace-run $OLDPWD/$FIXTURES/pte/et-add.pte -i $OLDPWD/tests/data/nan.npy -i ones --etdump run.etdump --log outputs --clock fake --format json | sed -n "/outputs/,/timings/p" && etdump-inspect values run.etdump --format json
