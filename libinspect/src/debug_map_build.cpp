@@ -6,6 +6,7 @@
 #include <tuple>
 #include <utility>
 
+#include "etkit/debugmap/json_path.h"
 #include "etkit/formats/program_generated.h"
 
 namespace etkit::inspect {
@@ -20,17 +21,6 @@ std::string handles_text(const std::vector<uint32_t>& handles) {
   std::string s = "[";
   for (size_t i = 0; i < handles.size(); ++i) s += (i ? ", " : "") + std::to_string(handles[i]);
   return s + "]";
-}
-
-bool is_plain(std::string_view key) {
-  if (key.empty() || (key[0] >= '0' && key[0] <= '9')) return false;
-  return std::all_of(key.begin(), key.end(), [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
-  });
-}
-
-std::string method_path(const std::string& method) {
-  return "methods." + (is_plain(method) ? method : "\"" + method + "\"");
 }
 
 // "a kernel call (aten::add.out)", "a delegate call (XnnpackBackend)", "a move".
@@ -153,7 +143,7 @@ Result<DebugMap> merge_debug_maps(DebugMap base, std::string_view program_source
       return fail(source.name + ": " + e.message());
     }
     for (const auto& [method, m] : source.map.methods) {
-      const std::string mp = method_path(method);
+      const std::string mp = debugmap::key_path("methods", method);
       auto target_it = base.methods.find(method);
       if (target_it == base.methods.end()) {
         // Programs may have dozens of methods; list what fits a message.
@@ -173,7 +163,7 @@ Result<DebugMap> merge_debug_maps(DebugMap base, std::string_view program_source
 
       for (size_t i = 0; i < m.instructions.size(); ++i) {
         const InstructionEntry& e = m.instructions[i];
-        const std::string p = source.name + ": " + mp + ".instructions[" + std::to_string(i) + "]";
+        const std::string p = source.name + ": " + debugmap::index_path(mp + ".instructions", i);
         InstructionEntry* t = find(target.instructions, e.chain, e.index);
         if (t == nullptr) {
           size_t in_chain = 0;
@@ -205,7 +195,7 @@ Result<DebugMap> merge_debug_maps(DebugMap base, std::string_view program_source
 
       for (size_t i = 0; i < m.delegates.size(); ++i) {
         const DelegateEntry& d = m.delegates[i];
-        const std::string p = source.name + ": " + mp + ".delegates[" + std::to_string(i) + "]";
+        const std::string p = source.name + ": " + debugmap::index_path(mp + ".delegates", i);
         const InstructionEntry* t = find(target.instructions, d.chain, d.instruction);
         if (t == nullptr) {
           return fail(p + ": " + program + " has no instruction " + std::to_string(d.instruction) +

@@ -15,12 +15,13 @@ declare -A allowed=(
   [libcore/backends/fused]="runtime kernels backends formats"
   [libcore/devtools]="runtime devtools formats"
   [libcore/host]="runtime kernels backends devtools host formats"
-  [libinspect]="runtime devtools host inspect formats"
-  [libexport]="runtime kernels backends devtools host inspect export formats"
+  [libinspect/debugmap]="runtime devtools host debugmap"
+  [libinspect]="runtime devtools host debugmap inspect formats"
+  [libexport]="runtime kernels backends devtools host debugmap export formats"
 )
 # Order matters: a file belongs to the first folder that contains it.
 folders=(libcore/runtime libcore/kernels libcore/backends/fused libcore/devtools libcore/host
-         libinspect libexport)
+         libinspect/debugmap libinspect libexport)
 
 status=0
 declare -A seen=()

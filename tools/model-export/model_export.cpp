@@ -6,6 +6,7 @@
 #include <iterator>
 #include <string>
 
+#include "etkit/debugmap/debug_map_json.h"
 #include "etkit/export/debug_map_export.h"
 #include "etkit/export/delegate_marks.h"
 #include "etkit/export/exporter.h"
@@ -163,7 +164,7 @@ int model_export_main(int argc, char** argv) {
     const size_t slash = output.find_last_of('/');
     const std::string program_name =
         output == "-" ? std::string() : output.substr(slash == std::string::npos ? 0 : slash + 1);
-    Result<std::string> text = inspect::write_debug_map(exporter::make_debug_map(*program, program_name));
+    Result<std::string> text = debugmap::write_debug_map(exporter::make_debug_map(*program, program_name));
     if (!text.ok()) return report(kModelExport, text.error());
     map_text = std::move(*text);
   }

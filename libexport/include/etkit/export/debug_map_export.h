@@ -8,13 +8,13 @@
 #include <string>
 
 #include "etkit/export/exporter.h"
-#include "etkit/inspect/debug_map.h"
+#include "etkit/debugmap/debug_map.h"
 
 namespace etkit::exporter {
 
 /// Builds the debug map of `program`; `program_name` is recorded as the map's `program` (the
 /// `.pte` file name; may be empty). The shared buffer tables appear as methods without
 /// instructions.
-inspect::DebugMap make_debug_map(const ExportedProgram& program, const std::string& program_name);
+debugmap::DebugMap make_debug_map(const ExportedProgram& program, const std::string& program_name);
 
 }  // namespace etkit::exporter

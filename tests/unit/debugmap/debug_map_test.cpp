@@ -1,4 +1,5 @@
-#include "etkit/inspect/debug_map.h"
+#include "etkit/debugmap/debug_map.h"
+#include "etkit/debugmap/debug_map_json.h"
 
 #include <doctest/doctest.h>
 
@@ -7,7 +8,7 @@
 #include <string>
 #include <vector>
 
-namespace etkit::inspect {
+namespace etkit::debugmap {
 namespace {
 
 // A map with a kernel call, a delegate call with two integer identifiers, and nodes; written
@@ -299,4 +300,4 @@ TEST_CASE("debug map: files") {
 }
 
 }  // namespace
-}  // namespace etkit::inspect
+}  // namespace etkit::debugmap
