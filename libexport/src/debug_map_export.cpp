@@ -42,4 +42,23 @@ debugmap::DebugMap make_debug_map(const ExportedProgram& program, const std::str
   return map;
 }
 
+debugmap::DebugMap model_node_map(const Model& model) {
+  debugmap::DebugMap map;
+  for (const Method& method : model.methods) {
+    debugmap::MethodDebugMap& m = map.methods[method.name];
+    for (const Op& op : method.ops) {
+      debugmap::NodeInfo node;
+      node.name = op.name;
+      if (op.schema != nullptr) node.op = std::string(op.schema->name);
+      m.nodes.emplace(op.debug_handle, std::move(node));
+    }
+  }
+  return map;
+}
+
+Result<debugmap::DebugMap> read_model_node_map(const std::string& path) {
+  ETKIT_ASSIGN_OR_RETURN(const Model model, read_model_file(path));
+  return model_node_map(model);
+}
+
 }  // namespace etkit::exporter

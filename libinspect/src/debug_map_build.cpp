@@ -7,6 +7,8 @@
 #include <utility>
 
 #include "etkit/debugmap/json_path.h"
+#include "etkit/host/runner.h"
+#include "etkit/inspect/etrecord.h"
 #include "etkit/formats/program_generated.h"
 
 namespace etkit::inspect {
@@ -281,6 +283,58 @@ Result<DebugMap> merge_debug_maps(DebugMap base, std::string_view program_source
   base.normalize();
   if (Error e = validate_debug_map(base); !e.ok()) return fail(std::string("merged map: ") + e.message());
   return base;
+}
+
+std::string debug_map_summary(const DebugMap& map) {
+  size_t instructions = 0, with_handles = 0, delegates = 0, identifiers = 0, nodes = 0;
+  for (const auto& [name, m] : map.methods) {
+    instructions += m.instructions.size();
+    for (const InstructionEntry& e : m.instructions) with_handles += !e.debug_handles.empty();
+    delegates += m.delegates.size();
+    for (const DelegateEntry& d : m.delegates) identifiers += d.identifiers.size();
+    nodes += m.nodes.size();
+  }
+  auto count = [](size_t n, const char* one, const char* many) {
+    return std::to_string(n) + " " + (n == 1 ? one : many);
+  };
+  return count(map.methods.size(), "method", "methods") + ", " +
+         count(instructions, "instruction", "instructions") + " (" + std::to_string(with_handles) +
+         " with debug handles), " + count(delegates, "delegate call", "delegate calls") + " (" +
+         count(identifiers, "identifier", "identifiers") + "), " + count(nodes, "node", "nodes");
+}
+
+Result<BuiltDebugMap> build_debug_map(const DebugMapBuildRequest& request) {
+  ETKIT_ASSIGN_OR_RETURN(ProgramFile program, ProgramFile::open(request.program));
+
+  std::vector<DebugMapSource> sources;
+  for (const std::string& path : request.etrecords) {
+    ETKIT_ASSIGN_OR_RETURN(ETRecord record, read_etrecord_file(path));
+    if (request.warn) {
+      for (const std::string& w : record.warnings) request.warn(path + ": " + w);
+    }
+    sources.push_back({path, std::move(record.map), true});
+  }
+  for (const std::string& path : request.delegate_maps) {
+    ETKIT_ASSIGN_OR_RETURN(DebugMap map, read_debug_map_file(path));
+    sources.push_back({path, std::move(map), false});
+  }
+  if (!request.model.empty()) {
+    if (!request.read_model_nodes) {
+      return Error(ErrorCode::InvalidArgument, "%s: no reader for model descriptions was given",
+                   request.model.c_str());
+    }
+    ETKIT_ASSIGN_OR_RETURN(DebugMap nodes, request.read_model_nodes(request.model));
+    sources.push_back({request.model, std::move(nodes), false});
+  }
+
+  const size_t slash = request.program.rfind('/');
+  std::string name = slash == std::string::npos ? request.program : request.program.substr(slash + 1);
+  BuiltDebugMap built;
+  ETKIT_ASSIGN_OR_RETURN(built.map, merge_debug_maps(program_debug_map(program.program(), std::move(name)),
+                                                     request.program, sources));
+  ETKIT_ASSIGN_OR_RETURN(built.text, write_debug_map(built.map));
+  built.summary = debug_map_summary(built.map);
+  return built;
 }
 
 }  // namespace etkit::inspect

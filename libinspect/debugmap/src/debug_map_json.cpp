@@ -448,4 +448,12 @@ Result<std::string> write_debug_map(const DebugMap& unsorted) {
   return text;
 }
 
+std::string debug_map_path_for(std::string_view program_path) {
+  std::string base(program_path);
+  const size_t slash = base.find_last_of('/');
+  const size_t dot = base.find_last_of('.');
+  if (dot != std::string::npos && (slash == std::string::npos || dot > slash)) base.resize(dot);
+  return base + ".debugmap.json";
+}
+
 }  // namespace etkit::debugmap

@@ -299,5 +299,12 @@ TEST_CASE("debug map: files") {
   CHECK(std::string(missing.error().message()).rfind("/nonexistent/map.json: cannot open", 0) == 0);
 }
 
+TEST_CASE("debug map: the default file beside a program") {
+  CHECK(debug_map_path_for("out/model.pte") == "out/model.debugmap.json");
+  CHECK(debug_map_path_for("model") == "model.debugmap.json");
+  CHECK(debug_map_path_for("a.b/model") == "a.b/model.debugmap.json");
+  CHECK(debug_map_path_for("m.v2.pte") == "m.v2.debugmap.json");
+}
+
 }  // namespace
 }  // namespace etkit::debugmap

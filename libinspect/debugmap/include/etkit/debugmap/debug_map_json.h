@@ -30,4 +30,9 @@ Result<DebugMap> read_debug_map_file(const std::string& path);
 /// `validate_debug_map`.
 Result<std::string> write_debug_map(const DebugMap& map);
 
+/// The file a program's debug map goes in by default: `program_path` with its extension
+/// replaced by `.debugmap.json` ("dir/model.pte" -> "dir/model.debugmap.json"; without an
+/// extension it is appended). model-export writes the map there unless told otherwise.
+std::string debug_map_path_for(std::string_view program_path);
+
 }  // namespace etkit::debugmap
