@@ -1,27 +1,21 @@
 #!/usr/bin/env bash
 # Fails when a file includes a header of a layer above its own (DESIGN.md section 2).
 #
-# Each folder of the tree is one layer; a layer may include the public headers (etkit/<lib>/...)
-# of the layers it is built on, and its own private headers by plain name. Usage:
-#   check_layers.sh SOURCE_DIR
+# Each folder of layers.txt is one layer; a layer may include the public headers (etkit/<x>/...)
+# of the layers it lists, and its own private headers by plain name. Usage:
+#   check_layers.sh SOURCE_DIR [LAYERS_TXT]
 set -euo pipefail
-src=${1:?usage: check_layers.sh SOURCE_DIR}
+src=${1:?usage: check_layers.sh SOURCE_DIR [LAYERS_TXT]}
+table=${2:-$(cd "$(dirname "$0")" && pwd)/layers.txt}
 cd "$src"
 
-# folder -> the include prefixes (etkit/<x>/) it may use. formats is the generated schemas.
-declare -A allowed=(
-  [libcore/runtime]="runtime formats"
-  [libcore/kernels]="runtime kernels"
-  [libcore/backends/fused]="runtime kernels backends formats"
-  [libcore/devtools]="runtime devtools formats"
-  [libcore/host]="runtime kernels backends devtools host formats"
-  [libinspect/debugmap]="runtime devtools host debugmap"
-  [libinspect]="runtime devtools host debugmap inspect formats"
-  [libexport]="runtime kernels backends devtools host debugmap export formats"
-)
-# Order matters: a file belongs to the first folder that contains it.
-folders=(libcore/runtime libcore/kernels libcore/backends/fused libcore/devtools libcore/host
-         libinspect/debugmap libinspect libexport)
+folders=()
+declare -A allowed=()
+while read -r folder _target _name uses; do
+  [[ -z $folder || $folder == \#* ]] && continue
+  folders+=("$folder")
+  allowed[$folder]=$uses
+done <"$table"
 
 status=0
 declare -A seen=()

@@ -26,7 +26,7 @@ const char* error_code_name(ErrorCode code) {
   return "unknown error";
 }
 
-Error::Error(ErrorCode code, const char* format, ...) : code_(code), message_{} {
+Error::Error(ErrorCode code, const char* format, ...) : code_(code) {
   if (code_ == ErrorCode::Ok) code_ = ErrorCode::Internal;
   va_list args;
   va_start(args, format);

@@ -1,6 +1,10 @@
-// Verifies an EtkitFusedBackend blob and builds its plan (see fused_plan.h).
+// Builds the plan of an EtkitFusedBackend blob, step by step (see fused_plan.h); the blob's
+// checks are fused_blob.cpp, the scratch lifetimes fused_scratch.cpp.
 
 #include "fused_plan.h"
+
+#include "fused_blob.h"
+#include "fused_scratch.h"
 
 #include <algorithm>
 #include <cstring>
@@ -10,55 +14,6 @@
 
 namespace etkit::fused {
 namespace {
-
-// Largest element count of one tensor: the metadata reports it as a u32, and the kernels index
-// with int64 anyway.
-constexpr int64_t kMaxElements = INT32_MAX;
-
-const char* dtype_name(executorch_flatbuffer::ScalarType t) {
-  const char* name = executorch_flatbuffer::EnumNameScalarType(t);
-  return name != nullptr && name[0] != '\0' ? name : "unknown";
-}
-
-std::span<const int32_t> sizes_of(const flatbuffers::Vector<int32_t>* v) {
-  if (v == nullptr) return {};
-  return {v->data(), v->size()};
-}
-
-// "[2, 3]" for messages.
-struct SizesText {
-  char text[96];
-  explicit SizesText(std::span<const int32_t> sizes) { format_sizes(sizes, text, sizeof(text)); }
-};
-
-// Checks rank and sizes and returns the element count.
-Result<int64_t> checked_numel(std::span<const int32_t> sizes) {
-  if (sizes.size() > static_cast<size_t>(kMaxRank)) {
-    return Error(ErrorCode::DelegateFailed, "rank %zu is over the limit of %d", sizes.size(),
-                 kMaxRank);
-  }
-  int64_t numel = 1;
-  for (const int32_t s : sizes) {
-    if (s < 0) {
-      return Error(ErrorCode::DelegateFailed, "negative size in %s", SizesText(sizes).text);
-    }
-    numel *= s;
-    if (numel > kMaxElements) {
-      return Error(ErrorCode::DelegateFailed, "sizes %s hold more than %lld elements",
-                   SizesText(sizes).text, static_cast<long long>(kMaxElements));
-    }
-  }
-  return numel;
-}
-
-// "<what> has dtype HALF; ..." unless `dtype` is float32.
-Error check_float(executorch_flatbuffer::ScalarType dtype, const char* what) {
-  if (dtype != executorch_flatbuffer::ScalarType::FLOAT) {
-    return Error(ErrorCode::NotSupported, "%s has dtype %s; EtkitFusedBackend computes float32 only",
-                 what, dtype_name(dtype));
-  }
-  return Error();
-}
 
 // Row-major strides of `sizes`, in elements.
 void contiguous_strides(std::span<const int32_t> sizes, int64_t* strides) {
@@ -95,27 +50,15 @@ bool is_matmul(fb::StepKind k) { return k == fb::StepKind::Linear || k == fb::St
 class Builder {
  public:
   Builder(const fb::FusedProgram* program, MemoryAllocator& allocator)
-      : program_(program), allocator_(allocator) {}
+      : program_(program), allocator_(allocator), scratch_(allocator) {}
 
   Result<Plan*> build() {
-    if (program_->version() != 1) {
-      return Error(ErrorCode::DelegateFailed, "blob version %u is not supported (expected 1)",
-                   program_->version());
-    }
     plan_ = allocator_.allocate_array<Plan>(1);
     if (plan_ == nullptr) return no_memory("the plan");
     plan_->string_ids = program_->identifiers() == fb::IdentifierKind::String;
     plan_->post_time = program_->timing() == fb::Timing::PostTime;
-    if (program_->identifiers() > fb::IdentifierKind::MAX) {
-      return Error(ErrorCode::DelegateFailed, "unknown identifier kind %d",
-                   static_cast<int>(program_->identifiers()));
-    }
-    if (program_->timing() > fb::Timing::MAX) {
-      return Error(ErrorCode::DelegateFailed, "unknown timing mode %d",
-                   static_cast<int>(program_->timing()));
-    }
     ETKIT_TRY(build_arguments());
-    ETKIT_TRY(check_constants());
+    ETKIT_TRY(check_constants(*program_));
     const auto* steps = program_->steps();
     if (steps == nullptr || steps->size() == 0) {
       return Error(ErrorCode::DelegateFailed, "the blob has no steps");
@@ -123,12 +66,12 @@ class Builder {
     plan_->num_steps = steps->size();
     plan_->steps = allocator_.allocate_array<StepPlan>(plan_->num_steps);
     if (plan_->steps == nullptr) return no_memory("the steps");
-    ETKIT_TRY(plan_scratch_lifetimes());
+    ETKIT_TRY(scratch_.plan(*program_, plan_->num_steps, plan_->post_time));
     for (uint32_t s = 0; s < plan_->num_steps; ++s) {
       Error e = build_step(s, steps->Get(s), plan_->steps[s]);
       if (!e.ok()) return e.with_context("step %u", s);
     }
-    ETKIT_TRY(check_identifiers());
+    ETKIT_TRY(check_identifiers(*plan_));
     if (plan_->post_time) {
       plan_->times = allocator_.allocate_array<uint64_t>(2 * size_t{plan_->num_steps});
       if (plan_->times == nullptr) return no_memory("the step timestamps");
@@ -155,25 +98,6 @@ class Builder {
       spec.numel = *numel;
       Error e = check_float(a->dtype(), "the value");
       if (!e.ok()) return e.with_context("argument %u", i);
-    }
-    return Error();
-  }
-
-  Error check_constants() const {
-    const auto* constants = program_->constants();
-    if (constants == nullptr) return Error();
-    for (uint32_t i = 0; i < constants->size(); ++i) {
-      const fb::Constant* c = constants->Get(i);
-      Result<int64_t> checked = checked_numel(sizes_of(c->sizes()));
-      if (!checked.ok()) return checked.error().with_context("constant %u", i);
-      const int64_t numel = *checked;
-      const int64_t have = c->data() == nullptr ? 0 : c->data()->size();
-      if (have != numel) {
-        return Error(ErrorCode::DelegateFailed,
-                     "constant %u: sizes %s need %lld floats, the blob holds %lld", i,
-                     SizesText(sizes_of(c->sizes())).text, static_cast<long long>(numel),
-                     static_cast<long long>(have));
-      }
     }
     return Error();
   }
@@ -355,7 +279,7 @@ class Builder {
       return Error(ErrorCode::DelegateFailed, "output %d is neither an argument nor -1",
                    p.output_argument);
     } else {
-      data = scratch_for(s, static_cast<size_t>(numel > 0 ? numel : 1) * sizeof(float));
+      data = scratch_.scratch_for(s, static_cast<size_t>(numel > 0 ? numel : 1) * sizeof(float));
       if (data == nullptr) return no_memory("the step's output");
     }
     ETKIT_ASSIGN_OR_RETURN(p.out, make_tensor(out_sizes, data));
@@ -410,94 +334,10 @@ class Builder {
     return Error();
   }
 
-  Error check_identifiers() const {
-    for (uint32_t s = 0; s < plan_->num_steps; ++s) {
-      const StepPlan& p = plan_->steps[s];
-      if (plan_->string_ids) {
-        if (p.name.empty()) {
-          return Error(ErrorCode::DelegateFailed,
-                       "step %u: the blob uses string identifiers and the step has no name", s);
-        }
-        if (p.id != kUnsetDelegateDebugIntId) {
-          return Error(ErrorCode::DelegateFailed,
-                       "step %u: a string-identified step must have integer id -1, not %d", s, p.id);
-        }
-        if (p.name.find('\0') != std::string_view::npos) {
-          return Error(ErrorCode::DelegateFailed, "step %u: the name contains a NUL byte", s);
-        }
-      } else {
-        if (p.id < 0) {
-          return Error(ErrorCode::DelegateFailed,
-                       "step %u: integer identifier %d is negative (-1 is the runtime's 'unset' "
-                       "sentinel)", s, p.id);
-        }
-        if (!p.name.empty()) {
-          return Error(ErrorCode::DelegateFailed,
-                       "step %u: the blob uses integer identifiers and the step also has a name", s);
-        }
-      }
-      for (uint32_t t = 0; t < s; ++t) {
-        const StepPlan& q = plan_->steps[t];
-        if (plan_->string_ids ? q.name == p.name : q.id == p.id) {
-          return Error(ErrorCode::DelegateFailed, "steps %u and %u have the same identifier", t, s);
-        }
-      }
-    }
-    return Error();
-  }
-
-  // Scratch reuse. A step's scratch output is needed until the last step that reads it has run
-  // (and, with PostTime, until the outputs are logged after the last step: then nothing is
-  // reused). `last_read_[s]` is that step; a block whose last reader ran before step t can take
-  // t's output. Blocks are never split: first fit by size among the free ones, else a new one.
-  struct ScratchBlock {
-    void* data = nullptr;
-    size_t bytes = 0;
-    uint32_t busy_until = 0;  // the last step that reads what it holds
-  };
-
-  Error plan_scratch_lifetimes() {
-    const uint32_t n = plan_->num_steps;
-    last_read_ = allocator_.allocate_array<uint32_t>(n);
-    blocks_ = allocator_.allocate_array<ScratchBlock>(n);
-    if (last_read_ == nullptr || blocks_ == nullptr) return no_memory("the scratch plan");
-    const auto* steps = program_->steps();
-    for (uint32_t s = 0; s < n; ++s) last_read_[s] = plan_->post_time ? n : s;
-    for (uint32_t r = 0; r < n && !plan_->post_time; ++r) {
-      const auto* operands = steps->Get(r)->operands();
-      if (operands == nullptr) continue;
-      for (const fb::Operand* o : *operands) {
-        // Operands are checked when their step is built; only the valid ones matter here.
-        if (o->kind() == fb::OperandKind::Step && o->index() < r) last_read_[o->index()] = r;
-      }
-    }
-    return Error();
-  }
-
-  void* scratch_for(uint32_t s, size_t bytes) {
-    ScratchBlock* best = nullptr;
-    for (uint32_t b = 0; b < num_blocks_; ++b) {
-      ScratchBlock& block = blocks_[b];
-      if (block.busy_until >= s || block.bytes < bytes) continue;
-      if (best == nullptr || block.bytes < best->bytes) best = &block;
-    }
-    if (best == nullptr) {
-      void* data = allocator_.allocate(bytes, 64);
-      if (data == nullptr) return nullptr;
-      best = &blocks_[num_blocks_++];
-      best->data = data;
-      best->bytes = bytes;
-    }
-    best->busy_until = last_read_[s];
-    return best->data;
-  }
-
   const fb::FusedProgram* program_;
   MemoryAllocator& allocator_;
   Plan* plan_ = nullptr;
-  uint32_t* last_read_ = nullptr;
-  ScratchBlock* blocks_ = nullptr;
-  uint32_t num_blocks_ = 0;
+  ScratchPlanner scratch_;
 };
 
 }  // namespace
@@ -508,39 +348,8 @@ const char* step_kind_name(fb::StepKind kind) {
 }
 
 Result<Plan*> build_plan(std::span<const uint8_t> blob, MemoryAllocator& allocator) {
-  if (blob.size() < 8) {
-    return Error(ErrorCode::DelegateFailed, "the blob is %zu bytes, too short for a fused program",
-                 blob.size());
-  }
-  if (!fb::FusedProgramBufferHasIdentifier(blob.data())) {
-    char id[5] = {};
-    for (size_t i = 0; i < 4; ++i) {
-      const char c = static_cast<char>(blob[4 + i]);
-      id[i] = c >= 0x20 && c < 0x7f ? c : '?';
-    }
-    return Error(ErrorCode::DelegateFailed, "the blob's identifier is '%s', expected '%s'", id,
-                 fb::FusedProgramIdentifier());
-  }
-  // FlatBuffers reads scalars in place. No scalar of the schema is wider than 4 bytes and inline
-  // delegate data is 4-byte aligned, so blobs are read where they are; one at an address that is
-  // not a multiple of 4 is copied first.
-  const uint8_t* data = blob.data();
-  if (reinterpret_cast<uintptr_t>(data) % 4 != 0) {
-    auto* copy = static_cast<uint8_t*>(allocator.allocate(blob.size(), 8));
-    if (copy == nullptr) {
-      return Error(ErrorCode::OutOfMemory, "the init allocator has no room for an aligned copy "
-                   "of the %zu-byte blob", blob.size());
-    }
-    std::memcpy(copy, blob.data(), blob.size());
-    data = copy;
-  }
-  flatbuffers::Verifier verifier(data, blob.size());
-  if (!fb::VerifyFusedProgramBuffer(verifier)) {
-    return Error(ErrorCode::DelegateFailed,
-                 "the blob (%zu bytes) is not a valid fused program: FlatBuffers verification "
-                 "failed (truncated or corrupt)", blob.size());
-  }
-  return Builder(fb::GetFusedProgram(data), allocator).build();
+  ETKIT_ASSIGN_OR_RETURN(const fb::FusedProgram* program, open_blob(blob, allocator));
+  return Builder(program, allocator).build();
 }
 
 }  // namespace etkit::fused

@@ -1,7 +1,7 @@
 // The arithmetic of EtkitFusedBackend's steps, on float32.
 //
-// The elementwise loop (kernels/elementwise.h), the blocked GEMM (kernels/gemm.h) and the float
-// functions (kernels/fast_math.h) are the portable kernels' own, and every formula is written as
+// The elementwise loop (etkit/kernels/elementwise.h), the blocked GEMM (etkit/kernels/gemm.h) and the float
+// functions (etkit/kernels/fast_math.h) are the portable kernels' own, and every formula is written as
 // the portable kernel writes it (addmm: out = beta * bias, then += alpha * x @ W), so a fused
 // step gives the bits the portable operators give.
 

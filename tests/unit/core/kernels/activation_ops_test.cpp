@@ -210,7 +210,7 @@ TEST_CASE("kernel activation: silu") {
               "out has sizes [4], expected [2, 2]");
 }
 
-// Float sigmoid, silu and gelu 'tanh' run on fast_exp (libcore/src/kernels/fast_math.h): dense
+// Float sigmoid, silu and gelu 'tanh' run on fast_exp (etkit/kernels/fast_math.h): dense
 // sweeps against the formulas in double. sigmoid keeps full relative accuracy down to the
 // subnormals (it is e^x / (1 + e^x) for x < 0, which never overflows).
 TEST_CASE("kernel activation: float sigmoid, silu, gelu tanh over a dense sweep") {

@@ -202,7 +202,7 @@ TEST_CASE("kernel unary: logical_not writes 0/1 in any out dtype") {
               "out has sizes [3, 2], expected [2, 3]");
 }
 
-// Float exp.out runs fast_exp (libcore/src/kernels/fast_math.h), not libm: a dense sweep of the
+// Float exp.out runs fast_exp (etkit/kernels/fast_math.h), not libm: a dense sweep of the
 // whole float range against exp in double. Where exp(x) is a normal float the relative error is
 // at most 2e-7 (a few ulp); in the subnormal results at most one subnormal step (2^-149);
 // overflow gives exactly inf, underflow exactly 0, NaN stays NaN.

@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 namespace etkit {
 
@@ -40,13 +41,23 @@ const char* error_code_name(ErrorCode code);
 /// An error code plus an inline message. `Error()` is success.
 ///
 /// The message is truncated to `kMaxMessage - 1` bytes. `Error` is a plain value: copy it,
-/// return it, store it.
+/// return it, store it. Success is cheap: its message buffer is never written or copied (the
+/// interpreter makes and returns one per instruction), only a failure pays for its text.
 class [[nodiscard]] Error {
  public:
   static constexpr size_t kMaxMessage = 256;
 
-  /// Success.
-  constexpr Error() : code_(ErrorCode::Ok), message_{} {}
+  /// Success. The message buffer is left uninitialised: `message()` returns "" for success.
+  constexpr Error() : code_(ErrorCode::Ok) {}
+  /// Copies the code, and the message bytes only for a failure.
+  Error(const Error& other) : code_(other.code_) {
+    if (!other.ok()) copy_message(other);
+  }
+  Error& operator=(const Error& other) {
+    code_ = other.code_;
+    if (!other.ok() && this != &other) copy_message(other);
+    return *this;
+  }
 
   /// An error with a printf-style message. `code` must not be `ErrorCode::Ok`.
   Error(ErrorCode code, const char* format, ...) __attribute__((format(printf, 3, 4)));
@@ -57,13 +68,17 @@ class [[nodiscard]] Error {
   bool ok() const { return code_ == ErrorCode::Ok; }
   ErrorCode code() const { return code_; }
   /// The message; empty for success. Valid as long as this `Error` lives.
-  const char* message() const { return message_; }
+  const char* message() const { return ok() ? "" : message_; }
 
   /// Returns this error with `prefix: ` put in front of its message (for context such as a file
   /// name or a method). Success stays success.
   Error with_context(const char* format, ...) const __attribute__((format(printf, 2, 3)));
 
  private:
+  void copy_message(const Error& other) {
+    std::memcpy(message_, other.message_, std::strlen(other.message_) + 1);
+  }
+
   ErrorCode code_;
   char message_[kMaxMessage];
 };

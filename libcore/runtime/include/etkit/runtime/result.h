@@ -10,6 +10,8 @@
 //   ETKIT_TRY(method.execute());
 //   ETKIT_ASSIGN_OR_RETURN(auto meta, program.method_meta("forward"));
 
+#include <cstdio>
+#include <cstdlib>
 #include <new>
 #include <type_traits>
 #include <utility>
@@ -17,6 +19,14 @@
 #include "etkit/runtime/error.h"
 
 namespace etkit {
+
+namespace internal {
+/// Reports a `Result` read without a value and aborts (debug builds only).
+[[noreturn]] inline void result_without_value(const Error& error) {
+  std::fprintf(stderr, "etkit: Result::get() on an error: %s\n", error.message());
+  std::abort();
+}
+}  // namespace internal
 
 /// Holds either a `T` or a non-ok `Error`.
 template <typename T>
@@ -80,16 +90,22 @@ class [[nodiscard]] Result {
   /// The error; success if this result holds a value.
   Error error() const { return has_value_ ? Error() : error_; }
 
-  /// The value. Must only be called when `ok()`.
-  T& get() & { return value_; }
-  const T& get() const& { return value_; }
-  T&& get() && { return std::move(value_); }
-  T* operator->() { return &value_; }
-  const T* operator->() const { return &value_; }
-  T& operator*() & { return value_; }
-  const T& operator*() const& { return value_; }
+  /// The value. Must only be called when `ok()`: debug builds (no `NDEBUG`) abort with the
+  /// error's message otherwise; release builds do not check.
+  T& get() & { return check(), value_; }
+  const T& get() const& { return check(), value_; }
+  T&& get() && { return check(), std::move(value_); }
+  T* operator->() { return check(), &value_; }
+  const T* operator->() const { return check(), &value_; }
+  T& operator*() & { return check(), value_; }
+  const T& operator*() const& { return check(), value_; }
 
  private:
+  void check() const {
+#ifndef NDEBUG
+    if (!has_value_) internal::result_without_value(error_);
+#endif
+  }
   void destroy() {
     if (has_value_) value_.~T();
   }

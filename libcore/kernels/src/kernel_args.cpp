@@ -1,6 +1,9 @@
-#include "etkit/kernels/kernel_util.h"
+#include "etkit/kernels/kernel_args.h"
 
 #include <cstdio>
+
+#include "etkit/kernels/broadcast.h"
+#include "etkit/kernels/dtype_dispatch.h"
 
 namespace etkit::kernels {
 
@@ -41,10 +44,6 @@ bool check_arg_count(KernelContext& ctx, std::span<EValue*> args, size_t num_sch
 }
 
 }  // namespace
-
-bool is_computed_dtype(ScalarType t) {
-  return dispatch_dtype(t, [](auto) {});
-}
 
 bool check_num_args(KernelContext& ctx, std::span<EValue*> args, size_t num_schema_args) {
   if (!check_arg_count(ctx, args, num_schema_args)) return false;
@@ -197,14 +196,6 @@ bool optional_int_arg(KernelContext& ctx, std::span<EValue*> args, size_t i, con
   return true;
 }
 
-ScalarText::ScalarText(const Scalar& s) {
-  switch (s.kind) {
-    case Scalar::Kind::Bool: std::snprintf(text, sizeof(text), "%s", s.b ? "True" : "False"); break;
-    case Scalar::Kind::Int: std::snprintf(text, sizeof(text), "%lld", static_cast<long long>(s.i)); break;
-    case Scalar::Kind::Double: std::snprintf(text, sizeof(text), "%g", s.d); break;
-  }
-}
-
 bool check_scalar_fits(KernelContext& ctx, const Scalar& value, ScalarType dtype,
                        const char* name) {
   bool fits = true;
@@ -259,74 +250,6 @@ bool normalize_dim(KernelContext& ctx, int64_t d, int rank, const char* name, in
     return false;
   }
   *out = static_cast<int>(d < 0 ? d + bound : d);
-  return true;
-}
-
-bool broadcast_shapes(KernelContext& ctx, const Tensor& a, const char* a_name, const Tensor& b,
-                      const char* b_name, Shape* out) {
-  const int rank = a.dim() > b.dim() ? a.dim() : b.dim();
-  out->rank = rank;
-  for (int i = 0; i < rank; ++i) {
-    const int ia = i - (rank - a.dim());
-    const int ib = i - (rank - b.dim());
-    const int32_t sa = ia >= 0 ? a.sizes()[static_cast<size_t>(ia)] : 1;
-    const int32_t sb = ib >= 0 ? b.sizes()[static_cast<size_t>(ib)] : 1;
-    if (sa != sb && sa != 1 && sb != 1) {
-      ctx.fail(ErrorCode::InvalidArgument,
-               "%s has sizes %s and %s has sizes %s, which do not broadcast (dimension %d: %d vs "
-               "%d)",
-               a_name, SizesText(a.sizes()).text, b_name, SizesText(b.sizes()).text, i, sa, sb);
-      return false;
-    }
-    out->sizes[i] = sa == 1 ? sb : sa;
-  }
-  return true;
-}
-
-SizesText::SizesText(std::span<const int32_t> sizes) {
-  format_sizes(sizes, text, sizeof(text));
-}
-
-// PyTorch's combine_categories and promote_skip_undefined, over slots that may be unset.
-bool ResultType::promote(Slot* slot, ScalarType t) {
-  if (!slot->set) {
-    slot->set = true;
-    slot->type = t;
-    return true;
-  }
-  bool ok = true;
-  slot->type = promote_types(slot->type, t, &ok);
-  return ok;
-}
-
-bool ResultType::combine(const Slot& higher, const Slot& lower, Slot* out) {
-  if (!higher.set) {
-    *out = lower;
-    return true;
-  }
-  *out = higher;
-  if (is_floating_type(higher.type) || !lower.set) return true;
-  if (higher.type == ScalarType::Bool || is_floating_type(lower.type)) {
-    return promote(out, lower.type);
-  }
-  return true;
-}
-
-void ResultType::add_tensor(const Tensor& t) {
-  ok_ = promote(t.dim() == 0 ? &zero_ : &dim_, t.dtype()) && ok_;
-}
-
-void ResultType::add_scalar(const Scalar& s) {
-  ok_ = promote(&wrapped_, s.wrapped_type()) && ok_;
-}
-
-bool ResultType::get(ScalarType* out) const {
-  Slot lower;
-  Slot result;
-  if (!ok_ || !combine(zero_, wrapped_, &lower) || !combine(dim_, lower, &result) || !result.set) {
-    return false;
-  }
-  *out = result.type;
   return true;
 }
 

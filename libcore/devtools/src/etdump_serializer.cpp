@@ -1,0 +1,191 @@
+// ETDumpWriter::serialize: the recorded arena (etdump_records.h) to an ETDump FlatBuffer, after
+// the run (host code: it allocates).
+
+#include <flatbuffers/flatbuffers.h>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "etdump_records.h"
+#include "etkit/devtools/etdump_writer.h"
+#include "etkit/formats/etdump_generated.h"
+
+namespace etkit {
+
+namespace efb = ::etdump;
+
+namespace {
+
+struct Serializer {
+  const uint8_t* base;
+  size_t valid_payload_bytes;
+  uint64_t* extra_dropped_payloads;
+  flatbuffers::FlatBufferBuilder fbb{4096};
+
+  std::string_view string_at(uint32_t ref) const {
+    uint32_t n;
+    std::memcpy(&n, base + ref, 4);
+    return {reinterpret_cast<const char*>(base + ref + 4), n};
+  }
+  flatbuffers::Offset<flatbuffers::String> str(uint32_t ref) {
+    if (ref == 0) return 0;
+    const std::string_view s = string_at(ref);
+    return fbb.CreateSharedString(s.data(), s.size());
+  }
+
+  flatbuffers::Offset<efb::Tensor> tensor(uint32_t ref) {
+    int32_t head[2];
+    std::memcpy(head, base + ref, 8);
+    int64_t offset;
+    std::memcpy(&offset, base + ref + 8, 8);
+    const auto rank = static_cast<size_t>(head[1]);
+    std::vector<int64_t> sizes(rank);
+    std::vector<int64_t> strides(rank);
+    if (rank > 0) {
+      std::memcpy(sizes.data(), base + ref + 16, 8 * rank);
+      std::memcpy(strides.data(), base + ref + 16 + 8 * rank, 8 * rank);
+    }
+    if (offset >= 0) {
+      // Payloads the sink lost after accepting them (a failed file) are marked as missing.
+      uint64_t nbytes = element_size(static_cast<ScalarType>(head[0]));
+      for (int64_t s : sizes) nbytes *= static_cast<uint64_t>(s);
+      if (static_cast<uint64_t>(offset) + nbytes > valid_payload_bytes) {
+        offset = -1;
+        ++*extra_dropped_payloads;
+      }
+    }
+    auto sizes_v = fbb.CreateVector(sizes);
+    auto strides_v = fbb.CreateVector(strides);
+    return efb::CreateTensor(fbb, static_cast<executorch_flatbuffer::ScalarType>(head[0]), sizes_v,
+                             strides_v, offset);
+  }
+};
+
+}  // namespace
+
+std::vector<uint8_t> ETDumpWriter::serialize(std::span<const std::string> extra_metadata) const {
+  uint64_t& lost_payloads = lost_payloads_;
+  lost_payloads = 0;
+  Serializer s{arena_ == nullptr ? nullptr : arena_->base,
+               sink_ == nullptr ? 0 : sink_->valid_bytes(), &lost_payloads};
+  flatbuffers::FlatBufferBuilder& fbb = s.fbb;
+  std::vector<flatbuffers::Offset<efb::RunData>> runs;
+
+  const size_t n = recorded_records();
+  const Record* records = arena_ == nullptr ? nullptr : arena_->records;
+  size_t i = 0;
+  // Records before the first block (none in practice) go to an unnamed block.
+  while (i < n) {
+    uint32_t block_name = 0;
+    int32_t bundled = -1;
+    if (records[i].type == RecordType::Block) {
+      block_name = records[i].name;
+      bundled = static_cast<int32_t>(records[i].aux);
+      ++i;
+    }
+    std::vector<flatbuffers::Offset<efb::Allocator>> allocators;
+    std::vector<flatbuffers::Offset<efb::Event>> events;
+    for (; i < n && records[i].type != RecordType::Block; ++i) {
+      const Record& r = records[i];
+      switch (r.type) {
+        case RecordType::Allocator:
+          allocators.push_back(efb::CreateAllocator(fbb, s.str(r.name)));
+          break;
+        case RecordType::Allocation: {
+          auto ev = efb::CreateAllocationEvent(fbb, static_cast<int32_t>(r.b), r.a);
+          events.push_back(efb::CreateEvent(fbb, 0, ev, 0));
+          break;
+        }
+        case RecordType::Profile: {
+          const bool by_name = (r.flags & kDelegateByName) != 0;
+          const bool is_delegate = by_name || (r.flags & kDelegateById) != 0;
+          auto name = by_name ? 0 : s.str(r.name);
+          auto id_str = by_name ? s.str(r.name) : 0;
+          flatbuffers::Offset<flatbuffers::Vector<uint8_t>> metadata = 0;
+          if (is_delegate && r.aux != 0) {
+            const std::string_view m = s.string_at(r.aux);
+            metadata = fbb.CreateVector(reinterpret_cast<const uint8_t*>(m.data()), m.size());
+          }
+          auto ev = efb::CreateProfileEvent(fbb, name, r.chain, r.instruction, r.delegate_int,
+                                            id_str, metadata, r.a, r.b);
+          events.push_back(efb::CreateEvent(fbb, ev, 0, 0));
+          break;
+        }
+        case RecordType::Debug: {
+          const auto type = static_cast<efb::ValueType>(r.value_type);
+          flatbuffers::Offset<efb::Tensor> tensor = 0;
+          flatbuffers::Offset<efb::TensorList> list = 0;
+          flatbuffers::Offset<efb::Int> int_value = 0;
+          flatbuffers::Offset<efb::Double> double_value = 0;
+          flatbuffers::Offset<efb::Bool> bool_value = 0;
+          switch (type) {
+            case efb::ValueType::Tensor: tensor = s.tensor(r.aux); break;
+            case efb::ValueType::TensorList: {
+              uint32_t count;
+              std::memcpy(&count, s.base + r.aux, 4);
+              std::vector<flatbuffers::Offset<efb::Tensor>> items;
+              for (uint32_t k = 0; k < count; ++k) {
+                uint32_t tref;
+                std::memcpy(&tref, s.base + r.aux + 4 + 4 * k, 4);
+                if (tref != 0) items.push_back(s.tensor(tref));
+              }
+              list = efb::CreateTensorList(fbb, fbb.CreateVector(items));
+              break;
+            }
+            case efb::ValueType::Int:
+              int_value = efb::CreateInt(fbb, static_cast<int64_t>(r.a));
+              break;
+            case efb::ValueType::Double: {
+              double d;
+              std::memcpy(&d, &r.a, 8);
+              double_value = efb::CreateDouble(fbb, d);
+              break;
+            }
+            case efb::ValueType::Bool: bool_value = efb::CreateBool(fbb, r.a != 0); break;
+            default: break;
+          }
+          auto output = (r.flags & kOutput) != 0 ? efb::CreateBool(fbb, true) : 0;
+          auto value = efb::CreateValue(fbb, type, tensor, list, int_value, 0, double_value,
+                                        bool_value, output);
+          const bool by_name = (r.flags & kDelegateByName) != 0;
+          auto id_str = by_name ? s.str(r.name) : 0;
+          // DebugEvent.chain_index is unsigned: -1 (outside a chain) is written as 2^64 - 1.
+          auto ev = efb::CreateDebugEvent(fbb, static_cast<uint64_t>(static_cast<int64_t>(r.chain)),
+                                          r.instruction, value, r.delegate_int, id_str, 0);
+          events.push_back(efb::CreateEvent(fbb, 0, 0, ev));
+          break;
+        }
+        case RecordType::Block:
+          break;
+      }
+    }
+    auto name = s.str(block_name);
+    auto alloc_v = allocators.empty() ? 0 : fbb.CreateVector(allocators);
+    auto events_v = fbb.CreateVector(events);
+    runs.push_back(efb::CreateRunData(fbb, name, bundled, alloc_v, events_v));
+  }
+
+  // etkit's metadata block: readers that do not know it see an empty event block.
+  const std::string entries[] = {
+      "writer=etkit",
+      std::string("clock=") + clock_.name(),
+      "ticks_per_second=" + std::to_string(clock_.ticks_per_second()),
+      "dropped_events=" + std::to_string(dropped_events_),
+      "dropped_payloads=" + std::to_string(dropped_payloads_ + lost_payloads),
+  };
+  std::vector<flatbuffers::Offset<efb::Allocator>> meta;
+  for (const std::string& e : entries) meta.push_back(efb::CreateAllocator(fbb, fbb.CreateString(e)));
+  for (const std::string& e : extra_metadata) {
+    meta.push_back(efb::CreateAllocator(fbb, fbb.CreateString(e)));
+  }
+  runs.push_back(efb::CreateRunData(fbb, fbb.CreateString("etkit:metadata"), -1,
+                                    fbb.CreateVector(meta),
+                                    fbb.CreateVector(std::vector<flatbuffers::Offset<efb::Event>>())));
+
+  auto root = efb::CreateETDump(fbb, 0, fbb.CreateVector(runs));
+  fbb.FinishSizePrefixed(root, efb::ETDumpIdentifier());
+  return std::vector<uint8_t>(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());
+}
+
+}  // namespace etkit

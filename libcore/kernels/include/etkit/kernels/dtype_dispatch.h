@@ -1,0 +1,71 @@
+#pragma once
+
+// Dtype dispatch of the portable kernels: the dtypes they compute with, their C++ types, a
+// dispatcher that calls a generic lambda with the right type, and typed loads.
+
+#include <cstdint>
+#include <type_traits>
+
+#include "etkit/kernels/scalar.h"
+#include "etkit/runtime/scalar_type.h"
+
+namespace etkit::kernels {
+
+// ---------------------------------------------------------------------------------------------
+// Dtypes etkit computes with: Bool, Byte, Char, Short, Int, Long, Float, Double.
+
+template <typename T>
+struct TypeTag {
+  using type = T;
+};
+
+/// The C++ type of a computed dtype. Bool is stored as one byte holding 0 or 1.
+template <typename T>
+constexpr ScalarType dtype_of() {
+  if constexpr (std::is_same_v<T, bool>) return ScalarType::Bool;
+  else if constexpr (std::is_same_v<T, uint8_t>) return ScalarType::Byte;
+  else if constexpr (std::is_same_v<T, int8_t>) return ScalarType::Char;
+  else if constexpr (std::is_same_v<T, int16_t>) return ScalarType::Short;
+  else if constexpr (std::is_same_v<T, int32_t>) return ScalarType::Int;
+  else if constexpr (std::is_same_v<T, int64_t>) return ScalarType::Long;
+  else if constexpr (std::is_same_v<T, float>) return ScalarType::Float;
+  else return ScalarType::Double;
+}
+
+/// True for the dtypes the arithmetic kernels compute with.
+bool is_computed_dtype(ScalarType t);
+
+/// Calls `f(TypeTag<T>{})` for the C++ type of `t`; returns false (and calls nothing) if `t` is
+/// not a computed dtype.
+template <typename F>
+inline bool dispatch_dtype(ScalarType t, F&& f) {
+  switch (t) {
+    case ScalarType::Bool: f(TypeTag<bool>{}); return true;
+    case ScalarType::Byte: f(TypeTag<uint8_t>{}); return true;
+    case ScalarType::Char: f(TypeTag<int8_t>{}); return true;
+    case ScalarType::Short: f(TypeTag<int16_t>{}); return true;
+    case ScalarType::Int: f(TypeTag<int32_t>{}); return true;
+    case ScalarType::Long: f(TypeTag<int64_t>{}); return true;
+    case ScalarType::Float: f(TypeTag<float>{}); return true;
+    case ScalarType::Double: f(TypeTag<double>{}); return true;
+    default: return false;
+  }
+}
+
+/// Reads element `index` of memory of dtype `t` (a computed dtype) as `C`.
+template <typename C>
+inline C load_as(const void* base, ScalarType t, int64_t index) {
+  switch (t) {
+    case ScalarType::Bool: return convert<C>(static_cast<const uint8_t*>(base)[index] != 0);
+    case ScalarType::Byte: return convert<C>(static_cast<const uint8_t*>(base)[index]);
+    case ScalarType::Char: return convert<C>(static_cast<const int8_t*>(base)[index]);
+    case ScalarType::Short: return convert<C>(static_cast<const int16_t*>(base)[index]);
+    case ScalarType::Int: return convert<C>(static_cast<const int32_t*>(base)[index]);
+    case ScalarType::Long: return convert<C>(static_cast<const int64_t*>(base)[index]);
+    case ScalarType::Float: return convert<C>(static_cast<const float*>(base)[index]);
+    case ScalarType::Double: return convert<C>(static_cast<const double*>(base)[index]);
+    default: return C(0);
+  }
+}
+
+}  // namespace etkit::kernels
