@@ -2,9 +2,9 @@
 # out-of-tree profiler plugin builds against, samples/profiler-plugin/) and the man pages.
 #
 #   <prefix>/bin/{trace-run,etdump-inspect,model-export,debugmap-build}   RUNPATH $ORIGIN/../<libdir>
-#   <prefix>/<libdir>/libetkit_{runtime,kernels,backend_fused,devtools,host,inspect,export}.so*
+#   <prefix>/<libdir>/libetkit_{runtime,kernels,backend_fused,devtools,host,debugmap,inspect,export}.so*
 #                                                                          RUNPATH $ORIGIN
-#   <prefix>/include/etkit/{runtime,kernels,backends,devtools,host,inspect,export}/*.h
+#   <prefix>/include/etkit/{runtime,kernels,backends,devtools,host,debugmap,inspect,export}/*.h
 #   <prefix>/share/man/man1/*.1
 #
 # The RUNPATHs are relative, so an installed tree runs from wherever it is copied. Included from
@@ -14,7 +14,7 @@
 include(GNUInstallDirs)
 
 set(ETKIT_INSTALL_LIBRARIES etkit_runtime etkit_kernels etkit_backend_fused etkit_devtools etkit_host
-                             etkit_inspect etkit_export)
+                             etkit_debugmap etkit_inspect etkit_export)
 set(ETKIT_INSTALL_TOOLS trace-run etdump-inspect model-export debugmap-build)
 
 # Tools find the libraries through $ORIGIN/../<libdir> (CMAKE_INSTALL_RPATH, set before the targets
@@ -30,6 +30,7 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/libcore/runtime/include/etkit
                   ${PROJECT_SOURCE_DIR}/libcore/backends/fused/include/etkit
                   ${PROJECT_SOURCE_DIR}/libcore/devtools/include/etkit
                   ${PROJECT_SOURCE_DIR}/libcore/host/include/etkit
+                  ${PROJECT_SOURCE_DIR}/libinspect/debugmap/include/etkit
                   ${PROJECT_SOURCE_DIR}/libinspect/include/etkit
                   ${PROJECT_SOURCE_DIR}/libexport/include/etkit
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}

@@ -11,7 +11,7 @@
 
 #include "etkit/backends/fused_backend.h"
 #include "etkit/formats/fused_delegate_generated.h"
-#include "etkit/inspect/delegate_mapping.h"
+#include "etkit/debugmap/delegate_mapping.h"
 
 namespace etkit::exporter {
 namespace {
@@ -247,7 +247,7 @@ Result<DelegateLowering::Lowered> lower_region(const DelegateLowering::Region& r
     arguments.push_back(fb::CreateArgumentDirect(b, &value.type.shape));
   }
 
-  inspect::DelegateMappingBuilder builder(generated);
+  debugmap::DelegateMappingBuilder builder(generated);
   std::vector<flatbuffers::Offset<fb::Step>> built;
   for (size_t s = 0; s < steps.size(); ++s) {
     const Draft& d = steps[s];
@@ -270,7 +270,7 @@ Result<DelegateLowering::Lowered> lower_region(const DelegateLowering::Region& r
     const int32_t out_index = index_in(region.outputs, d.out);
     const int32_t output =
         out_index < 0 ? -1 : static_cast<int32_t>(num_call_inputs) + out_index;
-    std::optional<inspect::DelegateIdentifier> wanted;
+    std::optional<debugmap::DelegateIdentifier> wanted;
     if (!generated) {
       if (strings) {
         wanted = joined(d.names);
@@ -278,7 +278,7 @@ Result<DelegateLowering::Lowered> lower_region(const DelegateLowering::Region& r
         wanted = static_cast<int64_t>(d.handles.front());
       }
     }
-    Result<inspect::DelegateIdentifier> id = builder.insert(d.handles, wanted);
+    Result<debugmap::DelegateIdentifier> id = builder.insert(d.handles, wanted);
     if (!id.ok()) return id.error().with_context("%s", d.path.c_str());
     const std::vector<int32_t>& sizes = method.values[static_cast<size_t>(d.out)].type.shape;
     const int32_t int_id =

@@ -159,4 +159,20 @@ size_t required_args(const OperatorSchema& schema) {
   return n;
 }
 
+std::string operator_list_text() {
+  std::string text;
+  for (const OperatorSchema& s : operator_schemas()) {
+    text += s.name;
+    text += "(";
+    for (size_t i = 0; i < s.args.size(); ++i) {
+      const ArgSchema& a = s.args[i];
+      if (i > 0) text += ", ";
+      text += std::string(a.name) + ": " + arg_kind_name(a.kind);
+      if (!a.default_json.empty()) text += " = " + std::string(a.default_json);
+    }
+    text += ")\n";
+  }
+  return text;
+}
+
 }  // namespace etkit::exporter

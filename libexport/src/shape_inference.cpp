@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <string>
 
-namespace etkit::exporter {
+namespace etkit::exporter::detail {
 namespace {
 
 Error arg_error(size_t i, const std::string& what) {
@@ -380,4 +380,4 @@ Result<TensorType> infer_output_type(const OperatorSchema& schema, const std::ve
                schema.name.data());
 }
 
-}  // namespace etkit::exporter
+}  // namespace etkit::exporter::detail

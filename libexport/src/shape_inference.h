@@ -8,7 +8,7 @@
 #include "etkit/runtime/result.h"
 #include "etkit/export/model.h"
 
-namespace etkit::exporter {
+namespace etkit::exporter::detail {
 
 /// The type of the out tensor of `schema` applied to `args` (values index `values`).
 /// `declared_dtype` (may be null) is the op's declared dtype, used where the arguments do not
@@ -18,4 +18,4 @@ Result<TensorType> infer_output_type(const OperatorSchema& schema, const std::ve
                                      const std::vector<Value>& values,
                                      const ScalarType* declared_dtype);
 
-}  // namespace etkit::exporter
+}  // namespace etkit::exporter::detail

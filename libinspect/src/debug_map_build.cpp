@@ -6,6 +6,9 @@
 #include <tuple>
 #include <utility>
 
+#include "etkit/debugmap/json_path.h"
+#include "etkit/host/runner.h"
+#include "etkit/inspect/etrecord.h"
 #include "etkit/formats/program_generated.h"
 
 namespace etkit::inspect {
@@ -20,17 +23,6 @@ std::string handles_text(const std::vector<uint32_t>& handles) {
   std::string s = "[";
   for (size_t i = 0; i < handles.size(); ++i) s += (i ? ", " : "") + std::to_string(handles[i]);
   return s + "]";
-}
-
-bool is_plain(std::string_view key) {
-  if (key.empty() || (key[0] >= '0' && key[0] <= '9')) return false;
-  return std::all_of(key.begin(), key.end(), [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
-  });
-}
-
-std::string method_path(const std::string& method) {
-  return "methods." + (is_plain(method) ? method : "\"" + method + "\"");
 }
 
 // "a kernel call (aten::add.out)", "a delegate call (XnnpackBackend)", "a move".
@@ -153,7 +145,7 @@ Result<DebugMap> merge_debug_maps(DebugMap base, std::string_view program_source
       return fail(source.name + ": " + e.message());
     }
     for (const auto& [method, m] : source.map.methods) {
-      const std::string mp = method_path(method);
+      const std::string mp = debugmap::key_path("methods", method);
       auto target_it = base.methods.find(method);
       if (target_it == base.methods.end()) {
         // Programs may have dozens of methods; list what fits a message.
@@ -173,7 +165,7 @@ Result<DebugMap> merge_debug_maps(DebugMap base, std::string_view program_source
 
       for (size_t i = 0; i < m.instructions.size(); ++i) {
         const InstructionEntry& e = m.instructions[i];
-        const std::string p = source.name + ": " + mp + ".instructions[" + std::to_string(i) + "]";
+        const std::string p = source.name + ": " + debugmap::index_path(mp + ".instructions", i);
         InstructionEntry* t = find(target.instructions, e.chain, e.index);
         if (t == nullptr) {
           size_t in_chain = 0;
@@ -205,7 +197,7 @@ Result<DebugMap> merge_debug_maps(DebugMap base, std::string_view program_source
 
       for (size_t i = 0; i < m.delegates.size(); ++i) {
         const DelegateEntry& d = m.delegates[i];
-        const std::string p = source.name + ": " + mp + ".delegates[" + std::to_string(i) + "]";
+        const std::string p = source.name + ": " + debugmap::index_path(mp + ".delegates", i);
         const InstructionEntry* t = find(target.instructions, d.chain, d.instruction);
         if (t == nullptr) {
           return fail(p + ": " + program + " has no instruction " + std::to_string(d.instruction) +
@@ -291,6 +283,58 @@ Result<DebugMap> merge_debug_maps(DebugMap base, std::string_view program_source
   base.normalize();
   if (Error e = validate_debug_map(base); !e.ok()) return fail(std::string("merged map: ") + e.message());
   return base;
+}
+
+std::string debug_map_summary(const DebugMap& map) {
+  size_t instructions = 0, with_handles = 0, delegates = 0, identifiers = 0, nodes = 0;
+  for (const auto& [name, m] : map.methods) {
+    instructions += m.instructions.size();
+    for (const InstructionEntry& e : m.instructions) with_handles += !e.debug_handles.empty();
+    delegates += m.delegates.size();
+    for (const DelegateEntry& d : m.delegates) identifiers += d.identifiers.size();
+    nodes += m.nodes.size();
+  }
+  auto count = [](size_t n, const char* one, const char* many) {
+    return std::to_string(n) + " " + (n == 1 ? one : many);
+  };
+  return count(map.methods.size(), "method", "methods") + ", " +
+         count(instructions, "instruction", "instructions") + " (" + std::to_string(with_handles) +
+         " with debug handles), " + count(delegates, "delegate call", "delegate calls") + " (" +
+         count(identifiers, "identifier", "identifiers") + "), " + count(nodes, "node", "nodes");
+}
+
+Result<BuiltDebugMap> build_debug_map(const DebugMapBuildRequest& request) {
+  ETKIT_ASSIGN_OR_RETURN(ProgramFile program, ProgramFile::open(request.program));
+
+  std::vector<DebugMapSource> sources;
+  for (const std::string& path : request.etrecords) {
+    ETKIT_ASSIGN_OR_RETURN(ETRecord record, read_etrecord_file(path));
+    if (request.warn) {
+      for (const std::string& w : record.warnings) request.warn(path + ": " + w);
+    }
+    sources.push_back({path, std::move(record.map), true});
+  }
+  for (const std::string& path : request.delegate_maps) {
+    ETKIT_ASSIGN_OR_RETURN(DebugMap map, read_debug_map_file(path));
+    sources.push_back({path, std::move(map), false});
+  }
+  if (!request.model.empty()) {
+    if (!request.read_model_nodes) {
+      return Error(ErrorCode::InvalidArgument, "%s: no reader for model descriptions was given",
+                   request.model.c_str());
+    }
+    ETKIT_ASSIGN_OR_RETURN(DebugMap nodes, request.read_model_nodes(request.model));
+    sources.push_back({request.model, std::move(nodes), false});
+  }
+
+  const size_t slash = request.program.rfind('/');
+  std::string name = slash == std::string::npos ? request.program : request.program.substr(slash + 1);
+  BuiltDebugMap built;
+  ETKIT_ASSIGN_OR_RETURN(built.map, merge_debug_maps(program_debug_map(program.program(), std::move(name)),
+                                                     request.program, sources));
+  ETKIT_ASSIGN_OR_RETURN(built.text, write_debug_map(built.map));
+  built.summary = debug_map_summary(built.map);
+  return built;
 }
 
 }  // namespace etkit::inspect

@@ -9,6 +9,7 @@
 #include <optional>
 #include <utility>
 
+#include "etkit/debugmap/json_path.h"
 #include "etkit/runtime/data_loader.h"
 #include "etkit/host/file_data_loader.h"
 #include "etrecord_zip.h"
@@ -18,6 +19,9 @@ namespace etkit::inspect {
 namespace {
 
 using json = nlohmann::json;
+using debugmap::index_path;
+using debugmap::json_kind;
+using debugmap::key_path;
 
 constexpr std::string_view kMarker = "ETRECORD_V0";
 constexpr std::string_view kDebugHandleMap = "debug_handle_map";
@@ -27,27 +31,11 @@ constexpr std::string_view kEdgeProgram = "edge_dialect_exported_program";
 // The maps are small; a larger entry is not a map etkit can use.
 constexpr uint64_t kMaxMapBytes = uint64_t{1} << 30;
 
-std::string json_key(std::string_view key) {
-  return json(std::string(key)).dump(-1, ' ', false, json::error_handler_t::replace);
-}
-
 // Failure while converting one entry: `path` inside the entry and what is wrong.
 struct Failure {
   std::string path;
   std::string what;
 };
-
-const char* type_name(const json& v) {
-  switch (v.type()) {
-    case json::value_t::object: return "an object";
-    case json::value_t::array: return "an array";
-    case json::value_t::string: return "a string";
-    case json::value_t::boolean: return "a boolean";
-    case json::value_t::null: return "null";
-    case json::value_t::number_float: return "a number with a fraction";
-    default: return "an integer";
-  }
-}
 
 std::optional<Failure> parse_json(const std::string& text, std::string_view entry, json& out) {
   try {
@@ -62,7 +50,7 @@ std::optional<Failure> parse_json(const std::string& text, std::string_view entr
 
 std::optional<Failure> expect_object(const json& v, const std::string& path) {
   if (v.is_object()) return std::nullopt;
-  return Failure{path, std::string("expected an object, got ") + type_name(v)};
+  return Failure{path, std::string("expected an object, got ") + json_kind(v)};
 }
 
 // An instruction id key: a canonical non-negative int32.
@@ -76,7 +64,7 @@ std::optional<Failure> instruction_key(const std::string& key, const std::string
 
 std::optional<Failure> handle_value(const json& v, const std::string& path, uint32_t& out) {
   if (!v.is_number_integer()) {
-    return Failure{path, std::string("expected a debug handle (an integer), got ") + type_name(v)};
+    return Failure{path, std::string("expected a debug handle (an integer), got ") + json_kind(v)};
   }
   if (v.is_number_unsigned() ? v.get<uint64_t>() == 0 : v.get<int64_t>() <= 0) {
     return Failure{path, "debug handle " + v.dump() + " is not positive (handles start at 1)"};
@@ -100,7 +88,7 @@ std::optional<Failure> handle_list(const json& v, const std::string& path,
   }
   for (size_t i = 0; i < v.size(); ++i) {
     uint32_t h = 0;
-    if (auto f = handle_value(v[i], path + "[" + std::to_string(i) + "]", h)) return f;
+    if (auto f = handle_value(v[i], index_path(path, i), h)) return f;
     out.push_back(h);
   }
   std::sort(out.begin(), out.end());
@@ -112,11 +100,11 @@ std::optional<Failure> read_debug_handle_map(const json& root, DebugMap& map) {
   const std::string base(kDebugHandleMap);
   if (auto f = expect_object(root, base)) return f;
   for (const auto& [method, instructions] : root.items()) {
-    const std::string mp = base + "." + json_key(method);
+    const std::string mp = key_path(base, method, true);
     if (auto f = expect_object(instructions, mp)) return f;
     MethodDebugMap& m = map.methods[method];
     for (const auto& [key, value] : instructions.items()) {
-      const std::string p = mp + "." + json_key(key);
+      const std::string p = key_path(mp, key, true);
       InstructionEntry e;
       if (auto f = instruction_key(key, p, e.index)) return f;
       if (auto f = handle_list(value, p, e.debug_handles)) return f;
@@ -130,11 +118,11 @@ std::optional<Failure> read_delegate_map(const json& root, DebugMap& map) {
   const std::string base(kDelegateMap);
   if (auto f = expect_object(root, base)) return f;
   for (const auto& [method, calls] : root.items()) {
-    const std::string mp = base + "." + json_key(method);
+    const std::string mp = key_path(base, method, true);
     if (auto f = expect_object(calls, mp)) return f;
     MethodDebugMap& m = map.methods[method];
     for (const auto& [key, call] : calls.items()) {
-      const std::string p = mp + "." + json_key(key);
+      const std::string p = key_path(mp, key, true);
       DelegateEntry d;
       if (auto f = instruction_key(key, p, d.instruction)) return f;
       if (auto f = expect_object(call, p)) return f;
@@ -157,7 +145,7 @@ std::optional<Failure> read_delegate_map(const json& root, DebugMap& map) {
         }
         d.identifier_kind = all_int ? IdentifierKind::Int : IdentifierKind::String;
         for (const auto& [id_text, handles] : ids->items()) {
-          const std::string kp = ip + "." + json_key(id_text);
+          const std::string kp = key_path(ip, id_text, true);
           DelegateIdentifier id = all_int ? DelegateIdentifier(*parse_canonical_int(id_text))
                                           : DelegateIdentifier(id_text);
           if (Error e = check_identifier(id); !e.ok()) return Failure{kp, e.message()};
@@ -188,10 +176,10 @@ std::optional<Failure> read_num_outs_map(const json& root, DebugMap& map) {
   const std::string base(kNumOutsMap);
   if (auto f = expect_object(root, base)) return f;
   for (const auto& [method, calls] : root.items()) {
-    const std::string mp = base + "." + json_key(method);
+    const std::string mp = key_path(base, method, true);
     if (auto f = expect_object(calls, mp)) return f;
     for (const auto& [key, value] : calls.items()) {
-      const std::string p = mp + "." + json_key(key);
+      const std::string p = key_path(mp, key, true);
       int32_t instruction = 0;
       if (auto f = instruction_key(key, p, instruction)) return f;
       if (!value.is_number_integer() ||

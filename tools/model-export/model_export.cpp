@@ -6,43 +6,12 @@
 #include <iterator>
 #include <string>
 
-#include "etkit/export/debug_map_export.h"
-#include "etkit/export/delegate_marks.h"
-#include "etkit/export/exporter.h"
-#include "etkit/export/lower_fused.h"
-#include "etkit/export/model.h"
+#include "etkit/export/export_model.h"
 #include "etkit/export/operator_schema.h"
 #include "etkit/tools/diagnostics.h"
 #include "etkit/tools/output_file.h"
 
 namespace etkit::tools {
-namespace {
-
-void list_operators() {
-  for (const exporter::OperatorSchema& s : exporter::operator_schemas()) {
-    std::string line(s.name);
-    line += "(";
-    for (size_t i = 0; i < s.args.size(); ++i) {
-      const exporter::ArgSchema& a = s.args[i];
-      if (i > 0) line += ", ";
-      line += std::string(a.name) + ": " + exporter::arg_kind_name(a.kind);
-      if (!a.default_json.empty()) line += " = " + std::string(a.default_json);
-    }
-    line += ")";
-    std::printf("%s\n", line.c_str());
-  }
-}
-
-// "dir/model.pte" -> "dir/model.debugmap.json".
-std::string debug_map_path_for(const std::string& pte) {
-  std::string base = pte;
-  const size_t slash = base.find_last_of('/');
-  const size_t dot = base.find_last_of('.');
-  if (dot != std::string::npos && (slash == std::string::npos || dot > slash)) base.resize(dot);
-  return base + ".debugmap.json";
-}
-
-}  // namespace
 
 int model_export_main(int argc, char** argv) {
   std::string model_path;
@@ -101,7 +70,7 @@ int model_export_main(int argc, char** argv) {
     return kExitUsage;
   }
   if (list_ops) {
-    list_operators();
+    std::fputs(exporter::operator_list_text().c_str(), stdout);
     return kExitOk;
   }
   if (model_path.empty()) {
@@ -117,65 +86,41 @@ int model_export_main(int argc, char** argv) {
     return kExitUsage;
   }
 
-  Result<exporter::Model> model = Error(ErrorCode::Internal, "unset");
+  exporter::ExportModelRequest request;
+  request.model_path = model_path;
   if (model_path == "-") {
-    const std::string text((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
-    model = exporter::parse_model(text, "", "<stdin>");
-  } else {
-    model = exporter::read_model_file(model_path);
+    request.model_text.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
   }
-  if (!model.ok()) return report(kModelExport, model.error());
-  const std::string source = model_path == "-" ? "<stdin>" : model_path;
-  if (portable) exporter::drop_delegate_marks(*model);
-  if (!lower.empty()) {
-    exporter::DelegateGroup group;
-    group.name = "lower";
-    group.backend = "EtkitFusedBackend";
-    group.identifiers = lower_identifiers;
-    group.mode = "manual";
-    group.timing = lower_timing;
-    Result<size_t> marked = exporter::mark_for_delegate(*model, lower, group);
-    if (!marked.ok()) {  // a flag that does not fit the description: a usage error
-      print_error(kModelExport, marked.error().with_context("%s: --lower", source.c_str()).message());
+  request.output = output;
+  request.debug_map = debug_map;
+  request.no_debug_map = no_debug_map;
+  request.portable = portable;
+  request.lower = lower;
+  request.lower_identifiers = lower_identifiers;
+  request.lower_timing = lower_timing;
+  exporter::ExportModelFailure failure;
+  Result<exporter::ExportedModel> exported = exporter::export_model(request, &failure);
+  if (!exported.ok()) {
+    if (failure == exporter::ExportModelFailure::Lower) {  // a flag that does not fit: usage
+      print_error(kModelExport, exported.error().message());
       return kExitUsage;
     }
+    return report(kModelExport, exported.error());
   }
-
-  // Ops marked for a delegate group are lowered by etkit's one lowering, EtkitFusedBackend's.
-  static const exporter::FusedLowering fused_lowering;
-  exporter::ExportOptions export_options;
-  export_options.lowering = &fused_lowering;
-  Result<exporter::ExportedProgram> program = exporter::export_program(*model, export_options);
-  if (!program.ok()) {
-    return report(kModelExport, program.error().with_context("%s", source.c_str()));
-  }
-  if (report_flag) {
-    // With the program on stdout, the report goes to stderr.
-    std::fputs(exporter::format_report(*program).c_str(), output == "-" ? stderr : stdout);
-  }
+  // With the program on stdout, the report goes to stderr.
+  if (report_flag) std::fputs(exported->report.c_str(), output == "-" ? stderr : stdout);
   if (check_only) return kExitOk;
 
-  // The debug map goes beside the program unless asked otherwise (none for a program on
-  // stdout without --debug-map).
-  if (debug_map.empty() && !no_debug_map && output != "-") debug_map = debug_map_path_for(output);
-  std::string map_text;
-  if (!debug_map.empty()) {
-    const size_t slash = output.find_last_of('/');
-    const std::string program_name =
-        output == "-" ? std::string() : output.substr(slash == std::string::npos ? 0 : slash + 1);
-    Result<std::string> text = inspect::write_debug_map(exporter::make_debug_map(*program, program_name));
-    if (!text.ok()) return report(kModelExport, text.error());
-    map_text = std::move(*text);
-  }
   if (output == "-") {
-    std::fwrite(program->bytes.data(), 1, program->bytes.size(), stdout);
+    std::fwrite(exported->program.bytes.data(), 1, exported->program.bytes.size(), stdout);
   } else {
-    Error e = write_file_atomic(output, program->bytes);
+    Error e = write_file_atomic(output, exported->program.bytes);
     if (!e.ok()) return report(kModelExport, e);
   }
-  if (!debug_map.empty()) {
-    const auto* p = reinterpret_cast<const uint8_t*>(map_text.data());
-    Error e = write_file_atomic(debug_map, std::span<const uint8_t>(p, map_text.size()));
+  if (!exported->debug_map_path.empty()) {
+    const std::string& text = exported->debug_map_text;
+    const auto* p = reinterpret_cast<const uint8_t*>(text.data());
+    Error e = write_file_atomic(exported->debug_map_path, std::span<const uint8_t>(p, text.size()));
     if (!e.ok()) return report(kModelExport, e);
   }
   return kExitOk;

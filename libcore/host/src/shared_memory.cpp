@@ -12,14 +12,10 @@
 
 namespace etkit {
 
-bool is_shared_buffer_discovery_method(std::string_view method) {
-  return method == kSharedBufferNamesMethod || method == kSharedBufferPlanMethod;
-}
-
 namespace {
 
 
-constexpr size_t kPlanColumns = 6;
+constexpr size_t kPlanColumns = kSharedBufferPlanColumns;
 // PlannedMemory can mark ids 1..64 as pre-initialised.
 constexpr int64_t kMaxSharedMemoryId = 64;
 

@@ -15,6 +15,7 @@
 #include "etkit/host/runner.h"
 #include "etkit/host/shared_memory.h"
 #include "etkit/export/debug_map_export.h"
+#include "etkit/debugmap/debug_map_json.h"
 #include "etkit/formats/program_generated.h"
 #include "test_support.h"
 
@@ -303,16 +304,16 @@ TEST_CASE("exporter: the plan shares activations; the report compares with the u
 
 TEST_CASE("exporter: debug handles and the debug map") {
   ExportedProgram ours = export_text(kStateful);
-  inspect::DebugMap map = make_debug_map(ours, "s.pte");
+  debugmap::DebugMap map = make_debug_map(ours, "s.pte");
   CHECK(map.program == "s.pte");
-  Result<const inspect::InstructionEntry*> e = map.instruction("get", 0, 1);
+  Result<const debugmap::InstructionEntry*> e = map.instruction("get", 0, 1);
   REQUIRE(e.ok());
   CHECK((*e)->op == "aten::clone.out");
   CHECK((*e)->debug_handles == std::vector<uint32_t>{3});
-  Result<const inspect::NodeInfo*> n = map.node("set", 1);
+  Result<const debugmap::NodeInfo*> n = map.node("set", 1);
   REQUIRE(n.ok());
   CHECK((*n)->name == "aten::copy.out -> cache");
-  CHECK(inspect::write_debug_map(map).ok());
+  CHECK(debugmap::write_debug_map(map).ok());
 }
 
 TEST_CASE("exporter: delegate-marked ops are refused until a lowering exists") {
@@ -400,15 +401,15 @@ TEST_CASE("exporter: a lowering turns a delegate region into one DelegateCall") 
   const fb::Tensor* t = tensor_at(plan, static_cast<size_t>(lowering.seen.outputs[0]));
   CHECK(x->allocation_info()->memory_offset_low() != t->allocation_info()->memory_offset_low());
 
-  inspect::DebugMap map = make_debug_map(*ours, "d.pte");
-  Result<const inspect::InstructionEntry*> e = map.instruction("f", 0, 0);
+  debugmap::DebugMap map = make_debug_map(*ours, "d.pte");
+  Result<const debugmap::InstructionEntry*> e = map.instruction("f", 0, 0);
   REQUIRE(e.ok());
-  CHECK((*e)->kind == inspect::InstructionKind::Delegate);
+  CHECK((*e)->kind == debugmap::InstructionKind::Delegate);
   CHECK((*e)->debug_handles == std::vector<uint32_t>{1, 2});
   Result<std::span<const uint32_t>> handles = map.delegate_handles("f", 0, 0, int64_t{1});
   REQUIRE(handles.ok());
   CHECK(std::vector<uint32_t>(handles->begin(), handles->end()) == std::vector<uint32_t>{2});
-  CHECK(inspect::write_debug_map(map).ok());
+  CHECK(debugmap::write_debug_map(map).ok());
 }
 
 TEST_CASE("exporter: a lowering's error names the region's first op") {

@@ -91,7 +91,7 @@ TEST_CASE("fused lowering: a delegated region computes what the portable export 
     CHECK(records[0].delegate);
     CHECK(records[0].op == "EtkitFusedBackend");
     // addmm + relu fuse into one step standing for handles 1 and 2; the others are one each.
-    std::map<inspect::DelegateIdentifier, std::vector<uint32_t>> expected;
+    std::map<debugmap::DelegateIdentifier, std::vector<uint32_t>> expected;
     if (mode == "generated") {
       expected = {{int64_t{0}, {1, 2}}, {int64_t{1}, {3}}, {int64_t{2}, {4}}, {int64_t{3}, {5}}};
     } else if (ids == "int") {

@@ -145,5 +145,19 @@ TEST_CASE("model parser: document-level errors") {
         "m.json: delegates.g.mode: unknown value 'auto' (expected manual or generated)");
 }
 
+TEST_CASE("model parser: a key that is not plain is quoted and escaped in the path") {
+  // The path names the key exactly, as the debug-map reader's paths do (json_path.h).
+  const std::string text = R"({"format": "etkit-model", "version": 1,
+    "constants": [{"name": "w\"1", "dtype": "float33", "shape": [1], "values": [1]}],
+    "methods": [{"name": "f", "ops": [], "outputs": []}]})";
+  const std::string message = error_of(text);
+  CHECK(message.find(R"(m.json: constants."w\"1".dtype: unknown dtype 'float33')") == 0);
+}
+
+TEST_CASE("model parser: kinds are named as every etkit JSON reader names them") {
+  CHECK(error_of(R"({"format": "etkit-model", "version": 1, "methods": 1.5})") ==
+        "m.json: methods: expected an array, got a number with a fraction");
+}
+
 }  // namespace
 }  // namespace etkit::exporter

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "etkit/host/runner.h"
-#include "etkit/inspect/delegate_mapping.h"
+#include "etkit/debugmap/delegate_mapping.h"
 
 namespace etkit::inspect {
 namespace {
@@ -32,7 +32,7 @@ std::string merge_error(const std::vector<DebugMapSource>& sources) {
 }
 
 DelegateEntry delegate_entry(std::initializer_list<std::pair<int64_t, std::vector<uint32_t>>> ids) {
-  DelegateMappingBuilder b;
+  debugmap::DelegateMappingBuilder b;
   for (const auto& [id, hs] : ids) REQUIRE(b.insert(std::span<const uint32_t>(hs), id).ok());
   Result<DelegateEntry> e = b.build(0, 1, "TestDebugBackend");
   REQUIRE(e.ok());

@@ -5,9 +5,10 @@
 // `export_program` plans memory (activations in memory id 1, shared by lifetime; persistent
 // buffers in the state arena, memory id 2, at one offset per buffer in every method), writes
 // constants into the constant segment and buffer initial values into the mutable data segment
-// (both behind the `eh00` extended header, at ExecuTorch's alignments), adds the two shared
-// buffer tables of contracts.md section 1 when there are buffers, and numbers every operation
-// with a debug handle. The file layout is described in formats/model.md ("What model-export
+// (both behind the `eh00` extended header, at ExecuTorch's alignments), and adds the two shared
+// buffer tables (etkit/host/shared_buffer_tables.h) when there are buffers. The interfaces it
+// shares with the runtime and the lowerings (shared-buffer tables, delegate groups and
+// lowering, debug-handle numbering) are recorded in DESIGN.md section 9. The file layout is described in formats/model.md ("What model-export
 // writes"). Host code: allocates freely, returns errors as values.
 
 #include <cstdint>
@@ -17,7 +18,7 @@
 
 #include "etkit/runtime/result.h"
 #include "etkit/export/model.h"
-#include "etkit/inspect/debug_map.h"
+#include "etkit/debugmap/debug_map.h"
 
 namespace etkit::exporter {
 
@@ -50,7 +51,7 @@ class DelegateLowering {
     std::vector<std::pair<std::string, std::vector<uint8_t>>> compile_specs;
     /// Delegate debug identifier -> debug handles of the region's ops (DelegateMappingBuilder's
     /// result); of the group's identifier kind.
-    std::map<inspect::DelegateIdentifier, std::vector<uint32_t>> identifiers;
+    std::map<debugmap::DelegateIdentifier, std::vector<uint32_t>> identifiers;
     /// Constant inputs of the region the blob carries itself (value indices, a subset of
     /// `Region::inputs`): the DelegateCall does not pass them, and a constant nothing else in
     /// the method reads keeps its value but no data in the program.
@@ -93,7 +94,7 @@ struct InstructionRecord {
   /// Handle -> (the op's name in the description, its operator).
   std::vector<std::pair<uint32_t, std::pair<std::string, std::string>>> nodes;
   std::string identifier_kind;          ///< Delegate calls: "int" or "string".
-  std::map<inspect::DelegateIdentifier, std::vector<uint32_t>> identifiers;  ///< Delegate calls.
+  std::map<debugmap::DelegateIdentifier, std::vector<uint32_t>> identifiers;  ///< Delegate calls.
   uint32_t num_outputs = 0;             ///< Delegate calls: outputs of the call.
 };
 
@@ -106,10 +107,6 @@ struct ExportedProgram {
   /// Method name -> instructions in chain 0 order (user methods only).
   std::vector<std::pair<std::string, std::vector<InstructionRecord>>> instructions;
 };
-
-/// Names of the two shared buffer tables (contracts.md section 1).
-inline constexpr const char* kSharedBufferNamesMethod = "et_get_shared_buffer_names";
-inline constexpr const char* kSharedBufferPlanMethod = "et_get_shared_buffer_memory_plan";
 
 /// Writes `model` as a program. Errors: `NotImplemented` naming the JSON path of the first
 /// delegate-marked op when no lowering is given; a lowering's error, with the region's first op

@@ -10,7 +10,7 @@
 // Operands are the DelegateCall's values (the region's inputs, constants included, then its
 // outputs) and earlier steps; a step whose result leaves the region writes that call value.
 // Identifiers follow the group: "generated" numbers the steps 0, 1, 2 ... through
-// `inspect::DelegateMappingBuilder`; "manual" uses the step's first debug handle ("int") or its
+// `debugmap::DelegateMappingBuilder`; "manual" uses the step's first debug handle ("int") or its
 // operations' output names joined with '+' ("string"). Events are live.
 //
 // Errors (`InvalidArgument`, naming the operation's JSON path): another backend, an operator

@@ -105,7 +105,8 @@ struct Method {
   std::vector<Op> ops;
 };
 
-/// A delegate group (contracts.md section 3); lowering is not part of the exporter itself.
+/// A delegate group (DESIGN.md section 9, "Delegate groups and lowering"); lowering is not
+/// part of the exporter itself.
 struct DelegateGroup {
   std::string name;
   std::string backend;      ///< e.g. "EtkitFusedBackend"

@@ -6,6 +6,7 @@
 // etkit's portable kernel library (`trace-run --list-kernels`), which a unit test checks.
 
 #include <span>
+#include <string>
 #include <string_view>
 
 namespace etkit::exporter {
@@ -87,5 +88,9 @@ const OperatorSchema* find_operator_schema(std::string_view name);
 
 /// Number of arguments without a default (they come first in every schema).
 size_t required_args(const OperatorSchema& schema);
+
+/// Every supported operator as `model-export --list-operators` prints it, one line each:
+/// "aten::add.out(self: tensor, other: tensor, alpha: scalar = 1)\n", sorted by name.
+std::string operator_list_text();
 
 }  // namespace etkit::exporter

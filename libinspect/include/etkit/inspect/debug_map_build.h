@@ -9,9 +9,11 @@
 // descriptions. `merge_debug_maps` checks every source against the program (the methods and
 // instructions it names exist; a delegate entry points at a DelegateCall of its backend, so its
 // identifiers can occur) and against the sources before it (the same instruction, delegate
-// call or node described differently is a conflict naming both files). Host code; errors are
-// values.
+// call or node described differently is a conflict naming both files). `build_debug_map` is
+// what `debugmap-build` runs: it reads every input in a fixed order (ETRecords, delegate maps,
+// the model description) and merges them. Host code; errors are values.
 
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -55,5 +57,41 @@ DebugMap program_debug_map(const Program& program, std::string program_name);
 /// b.json but [3] in a.bin").
 Result<DebugMap> merge_debug_maps(DebugMap base, std::string_view program_source,
                                   const std::vector<DebugMapSource>& sources);
+
+/// The inputs of `build_debug_map` (debugmap-build's arguments).
+struct DebugMapBuildRequest {
+  std::string program;                     ///< The `.pte` or `.bpte` file.
+  std::vector<std::string> etrecords;      ///< ETRecord files, in order.
+  std::vector<std::string> delegate_maps;  ///< Debug maps (formats/debugmap.md), in order.
+  std::string model;                       ///< A model description; empty: none.
+  /// Reads the nodes of the model description at a path (handle -> name, operator). The
+  /// exporter numbers a description's debug handles and libinspect sits below it, so the caller
+  /// passes libexport's `exporter::read_model_node_map`. Needed when `model` is set.
+  std::function<Result<DebugMap>(const std::string& path)> read_model_nodes;
+  /// Receives each warning ("PATH: ..."; ETRecord program entries whose nodes could not be
+  /// read) as it occurs, also when the build fails later; may be empty.
+  std::function<void(const std::string& warning)> warn;
+};
+
+/// A built debug map.
+struct BuiltDebugMap {
+  DebugMap map;       ///< Sorted and validated.
+  std::string text;   ///< `write_debug_map(map)`.
+  /// "2 methods, 5 instructions (4 with debug handles), 1 delegate call (3 identifiers),
+  /// 4 nodes" (`debug_map_summary`).
+  std::string summary;
+};
+
+/// Opens `request.program`, reads its ETRecords, delegate maps and model description in that
+/// order and merges them into the program's map (`merge_debug_maps`). The program's file name
+/// without its folder becomes the map's `program`. Errors: the first of opening the program,
+/// reading an input (`read_etrecord_file`, `read_debug_map_file`, `read_model_nodes`),
+/// merging, and writing the text; each names its file.
+Result<BuiltDebugMap> build_debug_map(const DebugMapBuildRequest& request);
+
+/// One line on `map`'s size: methods, instructions (and how many have debug handles),
+/// delegate calls (and their identifiers), nodes, each counted with its noun in the singular
+/// or plural.
+std::string debug_map_summary(const DebugMap& map);
 
 }  // namespace etkit::inspect

@@ -29,18 +29,12 @@
 #include <vector>
 
 #include "etkit/host/runner.h"
+#include "etkit/host/shared_buffer_tables.h"  // the discovery method names
 #include "etkit/runtime/program.h"
 #include "etkit/runtime/result.h"
 #include "etkit/runtime/scalar_type.h"
 
 namespace etkit {
-
-/// Names of the two discovery methods.
-inline constexpr std::string_view kSharedBufferNamesMethod = "et_get_shared_buffer_names";
-inline constexpr std::string_view kSharedBufferPlanMethod = "et_get_shared_buffer_memory_plan";
-
-/// True for the discovery methods (tools list them but need not run them).
-bool is_shared_buffer_discovery_method(std::string_view method);
 
 /// One method's tensor inside a shared buffer.
 struct SharedBufferPlacement {

@@ -1,4 +1,5 @@
-#include "etkit/inspect/debug_map.h"
+#include "etkit/debugmap/debug_map.h"
+#include "etkit/debugmap/debug_map_json.h"
 
 #include <doctest/doctest.h>
 
@@ -7,7 +8,7 @@
 #include <string>
 #include <vector>
 
-namespace etkit::inspect {
+namespace etkit::debugmap {
 namespace {
 
 // A map with a kernel call, a delegate call with two integer identifiers, and nodes; written
@@ -298,5 +299,12 @@ TEST_CASE("debug map: files") {
   CHECK(std::string(missing.error().message()).rfind("/nonexistent/map.json: cannot open", 0) == 0);
 }
 
+TEST_CASE("debug map: the default file beside a program") {
+  CHECK(debug_map_path_for("out/model.pte") == "out/model.debugmap.json");
+  CHECK(debug_map_path_for("model") == "model.debugmap.json");
+  CHECK(debug_map_path_for("a.b/model") == "a.b/model.debugmap.json");
+  CHECK(debug_map_path_for("m.v2.pte") == "m.v2.debugmap.json");
+}
+
 }  // namespace
-}  // namespace etkit::inspect
+}  // namespace etkit::debugmap

@@ -1,16 +1,18 @@
-#include "etkit/inspect/delegate_mapping.h"
+#include "etkit/debugmap/delegate_mapping.h"
 
 #include <algorithm>
 #include <utility>
 
-namespace etkit::inspect {
+#include "etkit/debugmap/json_path.h"
+
+namespace etkit::debugmap {
 
 namespace {
 
 // "3" or "\"fused\"": how identifiers appear in messages.
 std::string shown(const DelegateIdentifier& id) {
   if (std::holds_alternative<int64_t>(id)) return identifier_text(id);
-  return "\"" + std::get<std::string>(id) + "\"";
+  return json_quoted(std::get<std::string>(id));
 }
 
 std::string handle_list(const std::vector<uint32_t>& handles) {
@@ -76,4 +78,4 @@ Result<DelegateEntry> DelegateMappingBuilder::build(int32_t chain, int32_t instr
   return entry;
 }
 
-}  // namespace etkit::inspect
+}  // namespace etkit::debugmap

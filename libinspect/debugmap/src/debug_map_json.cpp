@@ -1,4 +1,4 @@
-#include "etkit/inspect/debug_map.h"
+#include "etkit/debugmap/debug_map_json.h"
 
 #include <nlohmann/json.hpp>
 
@@ -8,17 +8,18 @@
 #include <set>
 #include <utility>
 
-#include "debug_map_paths.h"
+#include "etkit/debugmap/json_path.h"
+#include "make_error.h"
 #include "etkit/runtime/data_loader.h"
 #include "etkit/host/file_data_loader.h"
 
 // Reading and writing the debug map format (formats/debugmap.md).
 
-namespace etkit::inspect {
+namespace etkit::debugmap {
 
 namespace {
 
-using namespace debug_map_internal;
+using detail::make_error;
 using json = nlohmann::json;
 using ordered_json = nlohmann::ordered_json;
 
@@ -94,23 +95,9 @@ class JsonReader {
                       std::string(source_) + ": " + (path.empty() ? "" : path + ": ") + what);
   }
 
-  static const char* type_name(const json& v) {
-    switch (v.type()) {
-      case json::value_t::null: return "null";
-      case json::value_t::object: return "an object";
-      case json::value_t::array: return "an array";
-      case json::value_t::string: return "a string";
-      case json::value_t::boolean: return "a boolean";
-      case json::value_t::number_integer:
-      case json::value_t::number_unsigned: return "an integer";
-      case json::value_t::number_float: return "a number with a fraction";
-      default: return "a value of another type";
-    }
-  }
-
   Error expect_object(const json& v, const std::string& path,
                       std::initializer_list<std::string_view> known) const {
-    if (!v.is_object()) return fail(path, std::string("expected an object, got ") + type_name(v));
+    if (!v.is_object()) return fail(path, std::string("expected an object, got ") + json_kind(v));
     for (const auto& [key, value] : v.items()) {
       if (std::find(known.begin(), known.end(), key) == known.end()) {
         std::string list;
@@ -129,7 +116,7 @@ class JsonReader {
       return std::string();
     }
     if (!it->is_string()) {
-      return fail(key_path(path, key), std::string("expected a string, got ") + type_name(*it));
+      return fail(key_path(path, key), std::string("expected a string, got ") + json_kind(*it));
     }
     std::string s = it->get<std::string>();
     if (non_empty && s.empty()) return fail(key_path(path, key), "is empty");
@@ -155,7 +142,7 @@ class JsonReader {
     } else if (v.is_number_integer()) {
       n = v.get<int64_t>();
     } else {
-      return fail(path, std::string("expected an integer, got ") + type_name(v));
+      return fail(path, std::string("expected an integer, got ") + json_kind(v));
     }
     if (n < min || n > max) {
       return fail(path, "integer " + std::to_string(n) + " is out of range (" + std::to_string(min) +
@@ -166,7 +153,7 @@ class JsonReader {
 
   Result<std::vector<uint32_t>> handles(const json& v, const std::string& path,
                                         bool allow_empty) const {
-    if (!v.is_array()) return fail(path, std::string("expected an array of debug handles, got ") + type_name(v));
+    if (!v.is_array()) return fail(path, std::string("expected an array of debug handles, got ") + json_kind(v));
     if (v.empty() && !allow_empty) return fail(path, "handle list is empty");
     std::vector<uint32_t> out;
     out.reserve(v.size());
@@ -252,7 +239,7 @@ class JsonReader {
     auto ids = v.find("identifiers");
     if (ids == v.end()) return fail(p, "missing field 'identifiers'");
     const std::string idp = key_path(p, "identifiers");
-    if (!ids->is_object()) return fail(idp, std::string("expected an object, got ") + type_name(*ids));
+    if (!ids->is_object()) return fail(idp, std::string("expected an object, got ") + json_kind(*ids));
     for (const auto& [key, value] : ids->items()) {
       const std::string kp = key_path(idp, key, true);
       DelegateIdentifier id;
@@ -292,7 +279,7 @@ class JsonReader {
     MethodDebugMap m;
     if (auto it = v.find("instructions"); it != v.end()) {
       const std::string ap = key_path(p, "instructions");
-      if (!it->is_array()) return fail(ap, std::string("expected an array, got ") + type_name(*it));
+      if (!it->is_array()) return fail(ap, std::string("expected an array, got ") + json_kind(*it));
       for (size_t i = 0; i < it->size(); ++i) {
         ETKIT_ASSIGN_OR_RETURN(InstructionEntry e, instruction((*it)[i], index_path(ap, i)));
         m.instructions.push_back(std::move(e));
@@ -300,7 +287,7 @@ class JsonReader {
     }
     if (auto it = v.find("delegates"); it != v.end()) {
       const std::string ap = key_path(p, "delegates");
-      if (!it->is_array()) return fail(ap, std::string("expected an array, got ") + type_name(*it));
+      if (!it->is_array()) return fail(ap, std::string("expected an array, got ") + json_kind(*it));
       for (size_t i = 0; i < it->size(); ++i) {
         ETKIT_ASSIGN_OR_RETURN(DelegateEntry d, delegate((*it)[i], index_path(ap, i)));
         m.delegates.push_back(std::move(d));
@@ -308,7 +295,7 @@ class JsonReader {
     }
     if (auto it = v.find("nodes"); it != v.end()) {
       const std::string np = key_path(p, "nodes");
-      if (!it->is_object()) return fail(np, std::string("expected an object, got ") + type_name(*it));
+      if (!it->is_object()) return fail(np, std::string("expected an object, got ") + json_kind(*it));
       for (const auto& [key, value] : it->items()) {
         const std::string kp = key_path(np, key, true);
         std::optional<int64_t> h = parse_canonical_int(key);
@@ -342,7 +329,7 @@ class JsonReader {
       return fail("", "not JSON: " + what);
     }
     if (!dup.duplicate().empty()) return fail(dup.duplicate(), "duplicate key");
-    if (!root.is_object()) return fail("", std::string("expected a JSON object, got ") + type_name(root));
+    if (!root.is_object()) return fail("", std::string("expected a JSON object, got ") + json_kind(root));
     ETKIT_TRY(expect_object(root, "", {"format", "version", "program", "methods"}));
     auto fmt = root.find("format");
     if (fmt == root.end()) return fail("", "missing field 'format' (not an etkit debug map)");
@@ -360,11 +347,11 @@ class JsonReader {
     auto methods = root.find("methods");
     if (methods == root.end()) return fail("", "missing field 'methods'");
     if (!methods->is_object()) {
-      return fail("methods", std::string("expected an object, got ") + type_name(*methods));
+      return fail("methods", std::string("expected an object, got ") + json_kind(*methods));
     }
     for (const auto& [name, value] : methods->items()) {
-      if (name.empty()) return fail(method_path(name), "method name is empty");
-      ETKIT_ASSIGN_OR_RETURN(MethodDebugMap m, method(value, method_path(name)));
+      if (name.empty()) return fail(key_path("methods", name), "method name is empty");
+      ETKIT_ASSIGN_OR_RETURN(MethodDebugMap m, method(value, key_path("methods", name)));
       map.methods.emplace(name, std::move(m));
     }
     return map;
@@ -461,4 +448,12 @@ Result<std::string> write_debug_map(const DebugMap& unsorted) {
   return text;
 }
 
-}  // namespace etkit::inspect
+std::string debug_map_path_for(std::string_view program_path) {
+  std::string base(program_path);
+  const size_t slash = base.find_last_of('/');
+  const size_t dot = base.find_last_of('.');
+  if (dot != std::string::npos && (slash == std::string::npos || dot > slash)) base.resize(dot);
+  return base + ".debugmap.json";
+}
+
+}  // namespace etkit::debugmap

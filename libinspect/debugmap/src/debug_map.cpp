@@ -1,4 +1,4 @@
-#include "etkit/inspect/debug_map.h"
+#include "etkit/debugmap/debug_map.h"
 
 #include <algorithm>
 #include <charconv>
@@ -7,15 +7,16 @@
 #include <set>
 #include <utility>
 
-#include "debug_map_paths.h"
+#include "etkit/debugmap/json_path.h"
+#include "make_error.h"
 
 // The model, its rules and lookups; the JSON reader and writer are in debug_map_json.cpp.
 
-namespace etkit::inspect {
+namespace etkit::debugmap {
 
 namespace {
 
-using namespace debug_map_internal;
+using detail::make_error;
 
 // --- Validation of the model (shared by the reader, after it builds the model, and the writer).
 
@@ -41,7 +42,7 @@ Error check_handles(const std::vector<uint32_t>& handles, const std::string& pat
 // Order-independent: the reader validates entries in input order (so paths point at the input),
 // the writer a normalized copy.
 Error validate_method(const std::string& name, const MethodDebugMap& m) {
-  const std::string mp = method_path(name);
+  const std::string mp = key_path("methods", name);
   std::map<std::pair<int32_t, int32_t>, const InstructionEntry*> by_position;
   for (size_t i = 0; i < m.instructions.size(); ++i) {
     const InstructionEntry& e = m.instructions[i];
@@ -311,4 +312,4 @@ Error validate_debug_map(const DebugMap& map) {
   return Error();
 }
 
-}  // namespace etkit::inspect
+}  // namespace etkit::debugmap

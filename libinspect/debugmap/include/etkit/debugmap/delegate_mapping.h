@@ -8,7 +8,7 @@
 // backend passes to the tracer at run time. In manual mode (the default) the caller names every
 // identifier, integers or strings but not both; in generated mode the builder hands out
 // 0, 1, 2 ... in call order. `build` turns the entries into a delegate entry of a debug map
-// (etkit/inspect/debug_map.h).
+// (etkit/debugmap/debug_map.h).
 //
 // Unlike ExecuTorch's builder, which raises bare exceptions and lets a manual map mix integer
 // and string keys, every mistake here is an `InvalidArgument` error, and a failed call leaves the
@@ -23,9 +23,9 @@
 #include <vector>
 
 #include "etkit/runtime/result.h"
-#include "etkit/inspect/debug_map.h"
+#include "etkit/debugmap/debug_map.h"
 
-namespace etkit::inspect {
+namespace etkit::debugmap {
 
 /// Builds the identifier -> debug handles map of one delegate call.
 class DelegateMappingBuilder {
@@ -72,4 +72,4 @@ class DelegateMappingBuilder {
   std::map<DelegateIdentifier, std::vector<uint32_t>> mapping_;
 };
 
-}  // namespace etkit::inspect
+}  // namespace etkit::debugmap

@@ -1,4 +1,4 @@
-#include "etkit/inspect/delegate_mapping.h"
+#include "etkit/debugmap/delegate_mapping.h"
 
 #include <doctest/doctest.h>
 
@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-namespace etkit::inspect {
+namespace etkit::debugmap {
 namespace {
 
 template <typename T>
@@ -144,4 +144,4 @@ TEST_CASE("delegate mapping: build errors") {
 }
 
 }  // namespace
-}  // namespace etkit::inspect
+}  // namespace etkit::debugmap

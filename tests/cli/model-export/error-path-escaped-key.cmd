@@ -1,0 +1,1 @@
+model-export tests/cli/model-export/data/quoted_key.json --check
