@@ -10,7 +10,7 @@
 
 #include "etkit/devtools/profiler.h"
 
-namespace etkit::prof::internal {
+namespace etkit::prof::detail {
 
 /// The event of `op`, starting at its issue on the host clock: named after its kind, correlated
 /// to the instruction. The caller sets `end` (and counters) when the instruction ends.
@@ -52,4 +52,4 @@ class BoundedEventList {
   uint64_t dropped_ = 0;
 };
 
-}  // namespace etkit::prof::internal
+}  // namespace etkit::prof::detail

@@ -18,7 +18,7 @@ class CpuSession final : public ProfilerSession {
   }
   void stop(uint64_t) override { open_ = false; }
   void on_op_begin(const OpInfo& op) override {
-    current_ = internal::begin_op_event(op);
+    current_ = detail::begin_op_event(op);
     open_ = true;
   }
   void on_op_end(const OpInfo& op) override {
@@ -32,7 +32,7 @@ class CpuSession final : public ProfilerSession {
   uint64_t dropped() const override { return events_.dropped(); }
 
  private:
-  internal::BoundedEventList events_;
+  detail::BoundedEventList events_;
   DeviceEvent current_;
   bool open_ = false;
 };

@@ -76,7 +76,7 @@ class PerfSession final : public ProfilerSession {
   }
   void on_op_begin(const OpInfo& op) override {
     open_ = read_counts(begin_);
-    current_ = internal::begin_op_event(op);
+    current_ = detail::begin_op_event(op);
   }
   void on_op_end(const OpInfo& op) override {
     if (!open_ || op.correlation != current_.correlation) return;
@@ -106,7 +106,7 @@ class PerfSession final : public ProfilerSession {
 
   std::vector<int> fds_;
   std::vector<const char*> names_;
-  internal::BoundedEventList events_;
+  detail::BoundedEventList events_;
   DeviceEvent current_;
   uint64_t begin_[kMaxCounters] = {};
   bool open_ = false;

@@ -15,12 +15,12 @@
 namespace etkit {
 
 namespace fb = ::executorch_flatbuffer;
-using internal::ChainState;
-using internal::DelegateState;
-using internal::fb_string;
-using internal::Instr;
-using internal::InstrKind;
-using internal::MethodState;
+using detail::ChainState;
+using detail::DelegateState;
+using detail::fb_string;
+using detail::Instr;
+using detail::InstrKind;
+using detail::MethodState;
 
 namespace {
 
@@ -57,7 +57,7 @@ bool values_equal_double(double program, double given) {
 // --- MethodMeta::method_allocator_bytes lives here, next to the loader it bounds. ---
 
 size_t MethodMeta::method_allocator_bytes() const {
-  return internal::estimate_method_bytes(static_cast<const fb::ExecutionPlan*>(plan_));
+  return detail::estimate_method_bytes(static_cast<const fb::ExecutionPlan*>(plan_));
 }
 
 // --- Method ---
@@ -65,7 +65,7 @@ size_t MethodMeta::method_allocator_bytes() const {
 Result<Method> Method::load(const Program& program, std::string_view name,
                             const MemoryManager& memory, const KernelRegistry& kernels,
                             const BackendRegistry& backends, EventTracer* tracer) {
-  const fb::ExecutionPlan* plan = internal::find_plan(program, name);
+  const fb::ExecutionPlan* plan = detail::find_plan(program, name);
   if (plan == nullptr) return program.method_meta(name).error();
   if (memory.method_allocator == nullptr) {
     return Error(ErrorCode::InvalidArgument, "no method allocator given");
@@ -85,7 +85,7 @@ Result<Method> Method::load(const Program& program, std::string_view name,
   }
   const size_t used_before = memory.method_allocator->used();
   Result<MethodState*> state =
-      internal::load_method_state(program, plan, memory, kernels, backends, tracer);
+      detail::load_method_state(program, plan, memory, kernels, backends, tracer);
   if (tracer != nullptr) {
     if (profile) {
       tracer->end_profiling(init_event);
@@ -110,7 +110,7 @@ Method::Method(Method&& other) noexcept : state_(other.state_) { other.state_ = 
 
 Method& Method::operator=(Method&& other) noexcept {
   if (this != &other) {
-    if (state_ != nullptr) internal::destroy_delegates(state_);
+    if (state_ != nullptr) detail::destroy_delegates(state_);
     state_ = other.state_;
     other.state_ = nullptr;
   }
@@ -118,7 +118,7 @@ Method& Method::operator=(Method&& other) noexcept {
 }
 
 Method::~Method() {
-  if (state_ != nullptr) internal::destroy_delegates(state_);
+  if (state_ != nullptr) detail::destroy_delegates(state_);
 }
 
 std::string_view Method::name() const { return fb_string(state_->plan->name()); }

@@ -9,7 +9,7 @@
 
 #include "method_state.h"
 
-namespace etkit::internal {
+namespace etkit::detail {
 namespace {
 
 // Every allocation may lose up to this much to alignment.
@@ -171,8 +171,8 @@ class Loader {
     }
     const auto dtype = static_cast<ScalarType>(t->scalar_type());
     *tensor = Tensor(dtype, {sizes, rank}, {dim_order, rank}, {strides, rank}, nullptr, dynamism);
-    const size_t nbytes = static_cast<size_t>(internal::tensor_nbytes(t));
-    const bool external = internal::is_external(t);
+    const size_t nbytes = static_cast<size_t>(detail::tensor_nbytes(t));
+    const bool external = detail::is_external(t);
     void* data = nullptr;
     bool owned = true;
 
@@ -194,7 +194,7 @@ class Loader {
     if (const fb::AllocationDetails* a = t->allocation_info()) {
       ETKIT_ASSIGN_OR_RETURN(uint8_t* planned,
                              memory_.planned_memory->locate(a->memory_id(),
-                                                            internal::planned_offset(a), nbytes));
+                                                            detail::planned_offset(a), nbytes));
       data = planned;
       // A pre-initialised buffer (a shared arena) already holds its initial values, and
       // possibly state newer than them: never overwrite it.
@@ -254,7 +254,7 @@ class Loader {
       const fb::Operator* op = ops->Get(i);
       const size_t cap = fb_string(op->name()).size() + fb_string(op->overload()).size() + 2;
       ETKIT_ASSIGN_OR_RETURN(char* name, alloc<char>(cap));
-      const size_t len = internal::operator_full_name(op, name, cap);
+      const size_t len = detail::operator_full_name(op, name, cap);
       state_->op_names[i] = std::string_view(name, len);
       // ExecuTorch's kernel wrappers name their event after the operator without namespace.
       const std::string_view full(name, len);
@@ -354,7 +354,7 @@ class Loader {
       }
       std::span<const uint8_t> processed;
       if (d->processed()->location() == fb::DataLocation::INLINE) {
-        const auto* data = internal::fb_program(program_)
+        const auto* data = detail::fb_program(program_)
                                ->backend_delegate_data()
                                ->Get(d->processed()->index())
                                ->data();
@@ -397,7 +397,7 @@ class Loader {
 }  // namespace
 
 const fb::ExecutionPlan* find_plan(const Program& program, std::string_view name) {
-  for (const fb::ExecutionPlan* plan : *internal::fb_program(program)->execution_plan()) {
+  for (const fb::ExecutionPlan* plan : *detail::fb_program(program)->execution_plan()) {
     if (fb_string(plan->name()) == name) return plan;
   }
   return nullptr;
@@ -476,4 +476,4 @@ void destroy_delegates(MethodState* s) {
   s->num_delegates_initialized = 0;
 }
 
-}  // namespace etkit::internal
+}  // namespace etkit::detail

@@ -11,7 +11,7 @@
 #include "etkit/runtime/method.h"
 #include "program_internal.h"
 
-namespace etkit::internal {
+namespace etkit::detail {
 
 enum class InstrKind : uint8_t { Kernel, Delegate, Move, JumpFalse, Free };
 
@@ -70,4 +70,4 @@ size_t estimate_method_bytes(const fb::ExecutionPlan* plan);
 /// The plan called `name`, or null.
 const fb::ExecutionPlan* find_plan(const Program& program, std::string_view name);
 
-}  // namespace etkit::internal
+}  // namespace etkit::detail

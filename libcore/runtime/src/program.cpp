@@ -10,8 +10,8 @@
 namespace etkit {
 
 namespace fb = ::executorch_flatbuffer;
-using internal::fb_program;
-using internal::fb_string;
+using detail::fb_program;
+using detail::fb_string;
 
 namespace {
 
@@ -63,7 +63,7 @@ Result<ValueInfo> value_info(const fb::ExecutionPlan* plan, int32_t index) {
       info.dim_order = {t->dim_order()->data(), t->dim_order()->size()};
       info.dynamism = static_cast<ShapeDynamism>(t->shape_dynamism());
       info.planned = t->allocation_info() != nullptr;
-      info.constant = !info.planned && (t->data_buffer_idx() > 0 || internal::is_external(t));
+      info.constant = !info.planned && (t->data_buffer_idx() > 0 || detail::is_external(t));
       break;
     }
     default:
@@ -125,11 +125,11 @@ bool MethodMeta::planned_tensor(size_t v, PlannedTensor* out) const {
   PlannedTensor p;
   p.value = static_cast<uint32_t>(v);
   p.memory_id = a->memory_id();
-  p.offset = internal::planned_offset(a);
-  p.nbytes = internal::tensor_nbytes(t);
+  p.offset = detail::planned_offset(a);
+  p.nbytes = detail::tensor_nbytes(t);
   p.dtype = static_cast<ScalarType>(t->scalar_type());
   p.sizes = std::span<const int32_t>(t->sizes()->data(), t->sizes()->size());
-  if (internal::is_external(t)) {
+  if (detail::is_external(t)) {
     p.external_key = fb_string(t->extra_tensor_info()->fully_qualified_name());
   }
   p.data_buffer_idx = t->data_buffer_idx();
@@ -151,7 +151,7 @@ std::string MethodMeta::instruction_name(size_t i) const {
         const auto* op = as_plan(plan_)->operators()->Get(
             static_cast<uint32_t>(ins->instr_args_as_KernelCall()->op_index()));
         char name[128];
-        return std::string(name, internal::operator_full_name(op, name, sizeof(name)));
+        return std::string(name, detail::operator_full_name(op, name, sizeof(name)));
       }
       case fb::InstructionArguments::DelegateCall: {
         const auto* d = as_plan(plan_)->delegates()->Get(
@@ -265,7 +265,7 @@ Result<Program> Program::load(const DataLoader& loader, const NamedDataMap* exte
                  program_size);
   }
   program.root_ = fb::GetProgram(file.data());
-  ETKIT_TRY(internal::validate_program(program));
+  ETKIT_TRY(detail::validate_program(program));
   return program;
 }
 

@@ -9,7 +9,7 @@
 #include "etkit/runtime/program.h"
 #include "etkit/formats/program_generated.h"
 
-namespace etkit::internal {
+namespace etkit::detail {
 
 namespace fb = ::executorch_flatbuffer;
 
@@ -47,4 +47,4 @@ Error validate_program(const Program& program);
 /// 0 if it does not fit.
 size_t operator_full_name(const fb::Operator* op, char* out, size_t out_size);
 
-}  // namespace etkit::internal
+}  // namespace etkit::detail

@@ -11,7 +11,7 @@
 
 #include "program_internal.h"
 
-namespace etkit::internal {
+namespace etkit::detail {
 namespace {
 
 constexpr uint64_t kMaxTensorBytes = uint64_t{1} << 48;
@@ -420,4 +420,4 @@ size_t operator_full_name(const fb::Operator* op, char* out, size_t out_size) {
 
 Error validate_program(const Program& program) { return Validator(program).run(); }
 
-}  // namespace etkit::internal
+}  // namespace etkit::detail

@@ -22,7 +22,7 @@
 
 namespace etkit {
 
-namespace internal {
+namespace detail {
 struct MethodState;
 }
 
@@ -86,8 +86,8 @@ class Method {
   std::string_view instruction_name(size_t i) const;
 
  private:
-  explicit Method(internal::MethodState* state) : state_(state) {}
-  internal::MethodState* state_ = nullptr;
+  explicit Method(detail::MethodState* state) : state_(state) {}
+  detail::MethodState* state_ = nullptr;
 };
 
 }  // namespace etkit

@@ -20,13 +20,13 @@
 
 namespace etkit {
 
-namespace internal {
+namespace detail {
 /// Reports a `Result` read without a value and aborts (debug builds only).
 [[noreturn]] inline void result_without_value(const Error& error) {
   std::fprintf(stderr, "etkit: Result::get() on an error: %s\n", error.message());
   std::abort();
 }
-}  // namespace internal
+}  // namespace detail
 
 /// Holds either a `T` or a non-ok `Error`.
 template <typename T>
@@ -103,7 +103,7 @@ class [[nodiscard]] Result {
  private:
   void check() const {
 #ifndef NDEBUG
-    if (!has_value_) internal::result_without_value(error_);
+    if (!has_value_) detail::result_without_value(error_);
 #endif
   }
   void destroy() {
@@ -116,13 +116,13 @@ class [[nodiscard]] Result {
   };
 };
 
-namespace internal {
+namespace detail {
 inline Error to_error(const Error& e) { return e; }
 template <typename T>
 Error to_error(const Result<T>& r) {
   return r.error();
 }
-}  // namespace internal
+}  // namespace detail
 
 }  // namespace etkit
 
@@ -133,7 +133,7 @@ Error to_error(const Result<T>& r) {
 /// it failed.
 #define ETKIT_TRY(expr)                                                              \
   do {                                                                               \
-    ::etkit::Error etkit_try_error_ = ::etkit::internal::to_error((expr));           \
+    ::etkit::Error etkit_try_error_ = ::etkit::detail::to_error((expr));           \
     if (!etkit_try_error_.ok()) return etkit_try_error_;                             \
   } while (0)
 
