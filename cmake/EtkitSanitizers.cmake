@@ -6,3 +6,14 @@ if(ETKIT_SANITIZE)
                       -fno-omit-frame-pointer)
   add_link_options(-fsanitize=address,undefined)
 endif()
+
+# -DETKIT_FUZZ=ON instruments everything for libFuzzer (coverage) with ASan + UBSan; the fuzz
+# targets add -fsanitize=fuzzer when they link (fuzz/CMakeLists.txt).
+if(ETKIT_FUZZ)
+  if(NOT CMAKE_CXX_COMPILER_ID MATCHES "Clang")
+    message(FATAL_ERROR "ETKIT_FUZZ needs clang (configure with -DCMAKE_CXX_COMPILER=clang++)")
+  endif()
+  add_compile_options(-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize=vptr
+                      -fno-sanitize-recover=all -fno-omit-frame-pointer)
+  add_link_options(-fsanitize=address,undefined)
+endif()

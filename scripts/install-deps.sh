@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what etkit needs to build and test, from Debian 12 packages (run as root).
-# Google Benchmark and Eigen (--bench) are only needed for -DETKIT_BUILD_BENCH=ON.
+# Google Benchmark and Eigen (--bench) are only needed for -DETKIT_BUILD_BENCH=ON; clang and its
+# libFuzzer runtime (--fuzz) for -DETKIT_FUZZ=ON (scripts/fuzz.sh). Flags combine.
 set -euo pipefail
 packages=(
   cmake g++ make
@@ -11,7 +12,13 @@ packages=(
   zlib1g-dev                                # deflated entries of ETRecord zips
   doctest-dev                               # unit tests
 )
-if [ "${1:-}" = "--bench" ]; then packages+=(libbenchmark-dev libeigen3-dev); fi
+for flag in "$@"; do
+  case $flag in
+    --bench) packages+=(libbenchmark-dev libeigen3-dev) ;;
+    --fuzz) packages+=(clang libclang-rt-dev) ;;
+    *) echo "install-deps: unknown flag '$flag' (flags: --bench, --fuzz)" >&2; exit 2 ;;
+  esac
+done
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

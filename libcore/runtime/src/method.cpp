@@ -24,8 +24,6 @@ using detail::MethodState;
 
 namespace {
 
-constexpr uint64_t kMaxInstructions = 10'000'000;
-
 // "an int", "a tensor": for messages.
 const char* article(Tag tag) {
   const char c = tag_name(tag)[0];
@@ -127,6 +125,8 @@ size_t Method::num_outputs() const { return state_->plan->outputs()->size(); }
 MethodMeta Method::meta() const { return *state_->program->method_meta(name()); }
 
 void Method::set_event_tracer(EventTracer* tracer) { state_->tracer = tracer; }
+
+void Method::set_instruction_limit(uint64_t limit) { state_->instruction_limit = limit; }
 EventTracer* Method::event_tracer() const { return state_->tracer; }
 
 size_t Method::num_instructions() const {
@@ -327,10 +327,10 @@ Error Method::execute() {
     const ChainState& chain = s.chains[c];
     uint32_t pc = 0;
     while (pc < chain.size) {
-      if (++executed > kMaxInstructions) {
+      if (++executed > s.instruction_limit) {
         error = Error(ErrorCode::Internal,
                       "stopped after %" PRIu64 " instructions (a jump loop that never ends?)",
-                      kMaxInstructions);
+                      s.instruction_limit);
         break;
       }
       const Instr& ins = chain.instrs[pc];

@@ -53,6 +53,7 @@ struct MethodState {
   // Per value: memory comes from the plan or the program (not bindable by the caller).
   bool* owns_memory = nullptr;
   EventTracer* tracer = nullptr;
+  uint64_t instruction_limit = Method::kDefaultInstructionLimit;
 };
 
 /// Loads method `plan` of `program` into `memory`'s method allocator. On failure, delegates

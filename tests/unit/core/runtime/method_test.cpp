@@ -281,6 +281,20 @@ TEST_CASE("method: an endless loop is stopped") {
   CHECK(message(e) == "stopped after 10000000 instructions (a jump loop that never ends?)");
 }
 
+TEST_CASE("method: the instruction limit is the caller's") {
+  Result<ProgramFile> file = ProgramFile::open(test_data("endless_loop.pte"));
+  REQUIRE(file.ok());
+  Result<LoadedMethod> m = LoadedMethod::load(file->program(), "forward", RunnerOptions());
+  REQUIRE(m.ok());
+  m->method().set_instruction_limit(1000);
+  Error e = m->method().execute();
+  CHECK(e.code() == ErrorCode::Internal);
+  CHECK(message(e) == "stopped after 1000 instructions (a jump loop that never ends?)");
+  // A limit is per execute: the next run starts counting again.
+  e = m->method().execute();
+  CHECK(message(e) == "stopped after 1000 instructions (a jump loop that never ends?)");
+}
+
 TEST_CASE("method: a kernel failure names the instruction and operator") {
   Result<ProgramFile> file = ProgramFile::open(test_data("kernel_failure.pte"));
   REQUIRE(file.ok());

@@ -70,9 +70,14 @@ class Method {
   void set_event_tracer(EventTracer* tracer);
   EventTracer* event_tracer() const;
 
+  /// The most instructions one `execute()` may run before it stops with an error (default
+  /// `kDefaultInstructionLimit`); a program's jump loops are untrusted. Fuzzers set it low.
+  void set_instruction_limit(uint64_t limit);
+  static constexpr uint64_t kDefaultInstructionLimit = 10'000'000;
+
   /// Runs every chain. Errors: a kernel failure (message names the instruction and operator),
   /// `InvalidState` for an input or output without memory, `DelegateFailed`, `Internal` when more
-  /// than 10,000,000 instructions run.
+  /// than the instruction limit run.
   Error execute();
 
   /// Current value of input / output `i` (valid until the next call that changes the method).

@@ -1,0 +1,40 @@
+// Fuzzes the ETDump reader and what etdump-inspect's subcommands do with a dump: the joined
+// trace, the event table (show), the Chrome trace (export), values with the debug-buffer join
+// (values; the input's own bytes serve as its debug buffer, so payload offsets land on data),
+// statistics read block by block (stats).
+
+#include <string>
+
+#include "etkit/inspect/chrome_trace.h"
+#include "etkit/inspect/debug_buffer.h"
+#include "etkit/inspect/event_selection.h"
+#include "etkit/inspect/event_table.h"
+#include "etkit/inspect/stats_report.h"
+#include "etkit/inspect/trace_reader.h"
+#include "etkit/inspect/values.h"
+#include "fuzz_input.h"
+
+using namespace etkit::inspect;
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  const etkit::fuzz::AlignedInput input(data, size);
+  etkit::Result<TraceReader> reader = TraceReader::over(input.span(), "fuzz.etdump");
+  if (!reader.ok()) return 0;
+  const Trace trace = reader->join_all();
+  etkit::Result<std::vector<size_t>> selected = select_events(trace, EventSelection());
+  if (!selected.ok()) return 0;
+  (void)event_table(trace, *selected, TimeUnit::Ms);
+  (void)chrome_trace_json(trace, *selected);
+  const DebugBuffer buffer = DebugBuffer::from_bytes(input.span());
+  (void)values_table(trace, buffer, {});
+
+  StatsReportOptions options;
+  etkit::Result<EventSelector> selector = EventSelector::make(EventSelection());
+  if (!selector.ok()) return 0;
+  std::vector<DumpStats> dumps(1);
+  dumps[0].path = "fuzz.etdump";
+  if (gather_dump_stats(*reader, &*selector, nullptr, options, dumps[0]).ok()) {
+    (void)stats_report(dumps, options);
+  }
+  return 0;
+}

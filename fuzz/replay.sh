@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Runs a fuzz target once over its seeds and kept crash inputs (fuzz/CMakeLists.txt).
+#   replay.sh TARGET SEEDS_FILE REGRESSION_DIR
+# SEEDS_FILE lists one path per line; a path with * is a glob. A seed that matches nothing is
+# an error: a test that runs nothing checks nothing.
+set -euo pipefail
+target=${1:?usage: replay.sh TARGET SEEDS_FILE REGRESSION_DIR}
+seeds_file=${2:?}
+regressions=${3:?}
+inputs=()
+while IFS= read -r spec; do
+  [[ -z $spec ]] && continue
+  shopt -s nullglob
+  # shellcheck disable=SC2206  # the glob is meant to expand
+  matched=($spec)
+  shopt -u nullglob
+  if ((${#matched[@]} == 0)); then
+    echo "replay: seed $spec matches no file" >&2
+    exit 1
+  fi
+  inputs+=("${matched[@]}")
+done <"$seeds_file"
+[[ -d $regressions ]] && inputs+=("$regressions")
+if "$target" -help=1 >/dev/null 2>&1; then
+  # libFuzzer: files and folders as arguments run once each with -runs=0.
+  exec "$target" -runs=0 "${inputs[@]}"
+fi
+exec "$target" "${inputs[@]}"
