@@ -56,10 +56,32 @@ void place_buffers(const Model& model, DataTables& tables, ExportedProgram* resu
   result->arena_bytes = align_up(arena_end, kPlanAlignment);
 }
 
+// Sizes come from an untrusted description: a tensor above this is refused before anything is
+// planned (it also keeps every byte count and offset far from overflow).
+constexpr uint64_t kMaxTensorBytes = uint64_t{64} << 30;
+
+Error check_tensor_sizes(const Model& model) {
+  for (const Method& m : model.methods) {
+    for (const Value& v : m.values) {
+      const uint64_t bytes = v.type.nbytes();
+      if (bytes <= kMaxTensorBytes) continue;
+      const std::string type = type_text(v.type);
+      return Error(ErrorCode::InvalidArgument,
+                   "method '%s': tensor '%s' (%s) needs %s bytes, above the limit of %" PRIu64
+                   " bytes (64 GiB) per tensor",
+                   m.name.c_str(), v.name.c_str(), type.c_str(),
+                   bytes == UINT64_MAX ? "more than 2^64" : std::to_string(bytes).c_str(),
+                   kMaxTensorBytes);
+    }
+  }
+  return Error();
+}
+
 }  // namespace
 
 Result<ExportedProgram> export_program(const Model& model, const ExportOptions& options) {
   if (options.lowering == nullptr) ETKIT_TRY(refuse_marked_ops(model));
+  ETKIT_TRY(check_tensor_sizes(model));
 
   ExportedProgram result;
   DataTables tables;

@@ -4,6 +4,7 @@
 #include "etkit/export/model.h"
 
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -14,12 +15,18 @@ namespace etkit::exporter {
 
 int64_t TensorType::numel() const {
   int64_t n = 1;
-  for (int32_t s : shape) n *= s;
+  for (int32_t s : shape) {
+    if (__builtin_mul_overflow(n, static_cast<int64_t>(s), &n)) return INT64_MAX;
+  }
   return n;
 }
 
 uint64_t TensorType::nbytes() const {
-  return static_cast<uint64_t>(numel()) * element_size(dtype);
+  uint64_t bytes = 0;
+  if (__builtin_mul_overflow(static_cast<uint64_t>(numel()), element_size(dtype), &bytes)) {
+    return UINT64_MAX;
+  }
+  return bytes;
 }
 
 std::string shape_text(const std::vector<int32_t>& shape) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "etkit/debugmap/json_limits.h"
 #include "etkit/host/shared_buffer_tables.h"
 #include "op_parser.h"
 #include "tensor_decl.h"
@@ -153,6 +154,10 @@ Error ModelParser::parse_method(const json& j, const std::string& index_p) {
 }
 
 Result<Model> ModelParser::parse(std::string_view text) {
+  if (std::optional<size_t> at = debugmap::json_too_deep(text)) {
+    return Error(ErrorCode::InvalidArgument, "%s: nested deeper than %zu levels (at byte %zu)",
+                 d_.source().c_str(), debugmap::kMaxJsonDepth, *at);
+  }
   json root;
   try {
     root = json::parse(text.begin(), text.end());

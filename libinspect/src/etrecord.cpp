@@ -9,6 +9,7 @@
 #include <optional>
 #include <utility>
 
+#include "etkit/debugmap/json_limits.h"
 #include "etkit/debugmap/json_path.h"
 #include "etkit/runtime/data_loader.h"
 #include "etkit/host/file_data_loader.h"
@@ -29,7 +30,7 @@ constexpr std::string_view kDelegateMap = "delegate_map";
 constexpr std::string_view kNumOutsMap = "instruction_id_to_num_outs_map";
 constexpr std::string_view kEdgeProgram = "edge_dialect_exported_program";
 // The maps are small; a larger entry is not a map etkit can use.
-constexpr uint64_t kMaxMapBytes = uint64_t{1} << 30;
+constexpr uint64_t kMaxMapBytes = uint64_t{256} << 20;
 
 // Failure while converting one entry: `path` inside the entry and what is wrong.
 struct Failure {
@@ -38,6 +39,11 @@ struct Failure {
 };
 
 std::optional<Failure> parse_json(const std::string& text, std::string_view entry, json& out) {
+  if (std::optional<size_t> at = debugmap::json_too_deep(text)) {
+    return Failure{std::string(entry), "nested deeper than " +
+                                           std::to_string(debugmap::kMaxJsonDepth) +
+                                           " levels (at byte " + std::to_string(*at) + ")"};
+  }
   try {
     out = json::parse(text);
   } catch (const json::parse_error& e) {
@@ -244,6 +250,9 @@ std::string module_path(const std::string& stack) {
 
 // Adds the nodes of one program entry to `m`; returns a warning when the entry is unusable.
 std::optional<std::string> read_program_nodes(const std::string& text, MethodDebugMap& m) {
+  if (debugmap::json_too_deep(text)) {
+    return "nested deeper than " + std::to_string(debugmap::kMaxJsonDepth) + " levels";
+  }
   json root;
   try {
     root = json::parse(text);

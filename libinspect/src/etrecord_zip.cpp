@@ -19,6 +19,10 @@ constexpr size_t kEnd64LocatorSize = 20;
 constexpr size_t kEnd64RecordSize = 56;
 constexpr size_t kCentralHeaderSize = 46;
 constexpr size_t kLocalHeaderSize = 30;
+// JSON and pickled graphs deflate by 5-50x; deflate's own limit is about 1032x, which only
+// runs of one byte reach. Entries above a megabyte may not claim more than this.
+constexpr uint64_t kMaxCompressionRatio = 200;
+constexpr uint64_t kRatioCheckBytes = uint64_t{1} << 20;
 constexpr uint16_t kZip64Extra = 0x0001;
 
 uint16_t u16(const uint8_t* p) { return static_cast<uint16_t>(p[0] | (p[1] << 8)); }
@@ -185,6 +189,16 @@ Result<std::string> Archive::read(const Entry& entry, uint64_t max_size) const {
     return Error(ErrorCode::OutOfMemory, "entry '%s' is %llu bytes, above the limit of %llu",
                  name, static_cast<unsigned long long>(entry.size),
                  static_cast<unsigned long long>(max_size));
+  }
+  // Declared sizes bound what is inflated (more data is an error below); a declared size far
+  // beyond what deflate makes of real text is refused before anything is allocated.
+  if (entry.method != 0 && entry.size > kRatioCheckBytes &&
+      entry.size / std::max<uint64_t>(entry.compressed_size, 1) > kMaxCompressionRatio) {
+    return Error(ErrorCode::InvalidData,
+                 "entry '%s' inflates %llu bytes from %llu, a ratio above %llu:1 (a zip bomb?)",
+                 name, static_cast<unsigned long long>(entry.size),
+                 static_cast<unsigned long long>(entry.compressed_size),
+                 static_cast<unsigned long long>(kMaxCompressionRatio));
   }
   const uint8_t* in = bytes_.data() + data_offset;
   std::string out;

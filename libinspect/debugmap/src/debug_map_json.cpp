@@ -8,6 +8,7 @@
 #include <set>
 #include <utility>
 
+#include "etkit/debugmap/json_limits.h"
 #include "etkit/debugmap/json_path.h"
 #include "make_error.h"
 #include "etkit/runtime/data_loader.h"
@@ -318,6 +319,10 @@ class JsonReader {
   }
 
   Result<DebugMap> document(std::string_view text) const {
+    if (std::optional<size_t> at = json_too_deep(text)) {
+      return fail("", "nested deeper than " + std::to_string(kMaxJsonDepth) + " levels (at byte " +
+                          std::to_string(*at) + ")");
+    }
     DuplicateKeyCheck dup;
     json root;
     try {

@@ -9,23 +9,17 @@
 
 #include "etkit/runtime/data_loader.h"
 #include "etkit/host/file_data_loader.h"
+#include "zip_writer.h"
 
 namespace etkit::inspect {
 namespace {
 
+using testing::make_zip;
+using testing::ZipInput;
+
 const std::string kFixtures = std::string(ETKIT_FIXTURES_DIR) + "/real";
 const std::string kExample = kFixtures + "/etrecord/et-example-etrecord-2023.bin";
 const std::string kMarkerOnly = kFixtures + "/etrecord/kokoro-etrecord-identifier-only.bin";
-
-// --- A small ZIP writer, so tests can build the archives they need.
-
-// An entry: stored, or with `deflated` (raw deflate of `data`, made by Python's zlib at level 9;
-// see the constants below) as its data.
-struct ZipInput {
-  std::string name;
-  std::string data;
-  std::string deflated = {};
-};
 
 // Raw deflate streams (zlib.compressobj(9, zlib.DEFLATED, -15)) of the texts they are named for.
 const std::string kDeflatedEmpty("\x03\x00", 2);
@@ -46,107 +40,6 @@ const std::string kDeflatedSpaces(
     "\xed\xc1\x41\x11\x00\x00\x0c\x02\xa0\x2a\xf6\xf4\xec\xbe\x18\xfb\x00\x09\x00\x00\x00\xf0"
     "\xad\x3b",
     24);
-
-void put16(std::vector<uint8_t>& out, uint64_t v) {
-  out.push_back(static_cast<uint8_t>(v));
-  out.push_back(static_cast<uint8_t>(v >> 8));
-}
-void put32(std::vector<uint8_t>& out, uint64_t v) {
-  put16(out, v & 0xFFFF);
-  put16(out, (v >> 16) & 0xFFFF);
-}
-void put64(std::vector<uint8_t>& out, uint64_t v) {
-  put32(out, v & 0xFFFFFFFFu);
-  put32(out, v >> 32);
-}
-void put(std::vector<uint8_t>& out, const std::string& s) { out.insert(out.end(), s.begin(), s.end()); }
-
-// CRC-32 (ISO-HDLC, as ZIP uses), bit by bit.
-uint32_t crc32_of(const std::string& data) {
-  uint32_t crc = 0xFFFFFFFFu;
-  for (char c : data) {
-    crc ^= static_cast<uint8_t>(c);
-    for (int k = 0; k < 8; ++k) crc = (crc >> 1) ^ (0xEDB88320u & (0u - (crc & 1u)));
-  }
-  return ~crc;
-}
-
-// Stored or deflated entries; with `zip64`, the central directory uses ZIP64 extra fields and
-// end records (as a writer does for archives past 4 GiB).
-std::vector<uint8_t> make_zip(const std::vector<ZipInput>& entries, bool zip64 = false) {
-  std::vector<uint8_t> out, central;
-  for (const ZipInput& e : entries) {
-    const bool deflate = !e.deflated.empty();
-    const std::string& payload = deflate ? e.deflated : e.data;
-    const uint32_t crc = crc32_of(e.data);
-    const uint64_t offset = out.size();
-    put32(out, 0x04034b50);
-    put16(out, 20);
-    put16(out, 0);
-    put16(out, deflate ? 8 : 0);
-    put32(out, 0);
-    put32(out, crc);
-    put32(out, payload.size());
-    put32(out, e.data.size());
-    put16(out, e.name.size());
-    put16(out, 0);
-    put(out, e.name);
-    put(out, payload);
-
-    put32(central, 0x02014b50);
-    put16(central, 45);
-    put16(central, 20);
-    put16(central, 0);
-    put16(central, deflate ? 8 : 0);
-    put32(central, 0);
-    put32(central, crc);
-    put32(central, zip64 ? 0xFFFFFFFFu : payload.size());
-    put32(central, zip64 ? 0xFFFFFFFFu : e.data.size());
-    put16(central, e.name.size());
-    put16(central, zip64 ? 28 : 0);
-    put16(central, 0);
-    put16(central, 0);
-    put16(central, 0);
-    put32(central, 0);
-    put32(central, zip64 ? 0xFFFFFFFFu : offset);
-    put(central, e.name);
-    if (zip64) {
-      put16(central, 0x0001);
-      put16(central, 24);
-      put64(central, e.data.size());
-      put64(central, payload.size());
-      put64(central, offset);
-    }
-  }
-  const uint64_t cd_offset = out.size();
-  out.insert(out.end(), central.begin(), central.end());
-  if (zip64) {
-    const uint64_t rec = out.size();
-    put32(out, 0x06064b50);
-    put64(out, 44);
-    put16(out, 45);
-    put16(out, 45);
-    put32(out, 0);
-    put32(out, 0);
-    put64(out, entries.size());
-    put64(out, entries.size());
-    put64(out, central.size());
-    put64(out, cd_offset);
-    put32(out, 0x07064b50);
-    put32(out, 0);
-    put64(out, rec);
-    put32(out, 1);
-  }
-  put32(out, 0x06054b50);
-  put16(out, 0);
-  put16(out, 0);
-  put16(out, zip64 ? 0xFFFF : entries.size());
-  put16(out, zip64 ? 0xFFFF : entries.size());
-  put32(out, zip64 ? 0xFFFFFFFFu : central.size());
-  put32(out, zip64 ? 0xFFFFFFFFu : cd_offset);
-  put16(out, 0);
-  return out;
-}
 
 std::string error_of(std::span<const uint8_t> bytes) {
   Result<ETRecord> r = read_etrecord(bytes, "rec.bin");

@@ -27,7 +27,9 @@ struct TensorType {
   ScalarType dtype = ScalarType::Float;
   std::vector<int32_t> shape;
 
+  /// Elements, saturating at INT64_MAX (sizes come from untrusted descriptions).
   int64_t numel() const;
+  /// Bytes, saturating at UINT64_MAX.
   uint64_t nbytes() const;
   bool operator==(const TensorType&) const = default;
 };
