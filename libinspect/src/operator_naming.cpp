@@ -19,7 +19,7 @@ Result<const MethodDebugMap*> debug_map_method(const DebugMap& map, const std::s
   if (std::optional<size_t> i = method_for_block(names, method)) return methods[*i];
   std::string all;
   for (const auto& [name, m] : map.methods) all += (all.empty() ? "'" : ", '") + name + "'";
-  return Error(ErrorCode::NotFound, "%s: method '%s' is not in the debug map (methods: %s)",
+  return Error(ErrorCode::InvalidData, "%s: method '%s' is not in the debug map (methods: %s)",
                path.c_str(), method.c_str(), all.c_str());
 }
 
@@ -89,7 +89,7 @@ Error OperatorNamer::apply_program(Trace& trace) {
     }
     const std::optional<size_t> chosen = method_for_block(names, method);
     if (!chosen) {
-      return Error(ErrorCode::NotFound, "%s: method '%s' is not in the program (methods: %s)",
+      return Error(ErrorCode::InvalidData, "%s: method '%s' is not in the program (methods: %s)",
                    trace.path.c_str(), method.c_str(), all.c_str());
     }
     ETKIT_ASSIGN_OR_RETURN(MethodMeta meta, program.method_meta(names[*chosen]));

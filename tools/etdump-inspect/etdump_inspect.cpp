@@ -83,8 +83,7 @@ bool load_dumps(const std::vector<std::string>& paths, unsigned jobs,
   traces.clear();
   for (Result<inspect::Trace>& r : results) {
     if (!r.ok()) {
-      print_error(kEtdumpInspect, r.error().message());
-      exit_code = kExitUsage;
+      exit_code = report(kEtdumpInspect, r.error());
       return false;
     }
     traces.push_back(std::move(r).get());
@@ -113,8 +112,7 @@ bool load_debug_map(const std::string& path, std::optional<inspect::DebugMap>& m
   if (path.empty()) return true;
   Result<inspect::DebugMap> read = inspect::read_debug_map_file(path);
   if (!read.ok()) {
-    print_error(kEtdumpInspect, read.error().message());
-    exit_code = kExitUsage;
+    exit_code = report(kEtdumpInspect, read.error());
     return false;
   }
   map.emplace(std::move(read).get());
@@ -124,8 +122,7 @@ bool load_debug_map(const std::string& path, std::optional<inspect::DebugMap>& m
 bool name_operators(std::span<inspect::Trace> traces, const DumpOptions& options,
                     const inspect::DebugMap* map, int& exit_code) {
   auto fail = [&](const Error& e) {
-    print_error(kEtdumpInspect, e.message());
-    exit_code = kExitUsage;
+    exit_code = report(kEtdumpInspect, e);
     return false;
   };
   if (!options.program.empty()) {

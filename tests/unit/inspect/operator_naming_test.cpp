@@ -50,7 +50,7 @@ TEST_CASE("operator naming: operators named from the program (MethodMeta::instru
   dump.blocks[0].name = "encode";
   wrong = build_ok(dump);
   e = name_operators(wrong, file->program());
-  CHECK(e.code() == ErrorCode::NotFound);
+  CHECK(e.code() == ErrorCode::InvalidData);
   CHECK(std::string(e.message()) ==
         "x.etdump: method 'encode' is not in the program (methods: 'forward')");
 }
