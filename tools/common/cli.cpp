@@ -257,6 +257,11 @@ std::optional<int> parse_command_line(CLI::App& app, int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     const CLI::App& where = failing_app(app);
+    if (help) {  // asked for help: give it, whatever else is wrong on the line
+      const CLI::App* parent = where.get_parent();
+      std::cout << (parent == nullptr ? where.help() : where.help(program_name(*parent)));
+      return kExitOk;
+    }
     print_error(program_name(where), describe(where, e));
     return kExitUsage;
   }
