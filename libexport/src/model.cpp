@@ -3,6 +3,8 @@
 
 #include "etkit/export/model.h"
 
+#include <sys/stat.h>
+
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
@@ -75,6 +77,11 @@ Result<Model> parse_model(std::string_view text, const std::string& base_dir,
 }
 
 Result<Model> read_model_file(const std::string& path) {
+  // An ifstream opens a directory and reads nothing from it: say what it is.
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+    return Error(ErrorCode::AccessFailed, "%s: is a directory, not a file", path.c_str());
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     return Error(ErrorCode::AccessFailed, "%s: cannot open: %s", path.c_str(), std::strerror(errno));

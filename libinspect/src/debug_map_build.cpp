@@ -86,6 +86,51 @@ Error merge_field(std::string& into, const std::string& from, const char* field,
               from + "' in " + from_source + " but '" + into + "' in " + into_source);
 }
 
+// An operation's name without namespace and overload: "aten::add.out" and "aten::add.Tensor"
+// are both "add"; "dim_order_ops::_to_dim_order_copy.out" is "_to_dim_order_copy".
+std::string_view operation_base(std::string_view op) {
+  if (const size_t ns = op.rfind("::"); ns != std::string_view::npos) op.remove_prefix(ns + 2);
+  return op.substr(0, op.find('.'));
+}
+
+// Operators that ExecuTorch's emitter and its to_executorch passes add after the edge graph
+// that an ETRecord keeps: symbolic-size and view primitives, and the write-back of mutated
+// buffers. They have no node to compare with.
+bool added_after_graph(std::string_view op) {
+  return op.rfind("executorch_prim::", 0) == 0 || operation_base(op) == "copy_";
+}
+
+// Refuses a whole graph that is not of this program: the first kernel call of `target` whose
+// operation no node of `graph` has.
+Error check_graph_fits(const std::string& source, const std::string& method,
+                       const MethodDebugMap& graph, const MethodDebugMap& target) {
+  std::set<std::string_view> operations;
+  for (const auto& [handle, node] : graph.nodes) {
+    if (!node.op.empty()) operations.insert(operation_base(node.op));
+  }
+  if (operations.empty()) return Error();  // no operators to compare
+  for (const InstructionEntry& e : target.instructions) {
+    if (e.kind != InstructionKind::Kernel || e.op.empty() || added_after_graph(e.op)) continue;
+    if (operations.count(operation_base(e.op)) > 0) continue;
+    std::string list;
+    for (const auto& [handle, node] : graph.nodes) {
+      if (node.op.empty() || list.find(node.op) != std::string::npos) continue;
+      if (list.size() + node.op.size() > 60) {
+        list += ", ...";
+        break;
+      }
+      list += (list.empty() ? "" : ", ") + node.op;
+    }
+    return Error(ErrorCode::InvalidData,
+                 "%s: method '%s': instruction %d of chain %d calls %s in the program, but the "
+                 "graph has no '%.*s' operation (its operators: %s): not this program's model",
+                 source.c_str(), method.c_str(), e.index, e.chain, e.op.c_str(),
+                 static_cast<int>(operation_base(e.op).size()), operation_base(e.op).data(),
+                 list.c_str());
+  }
+  return Error();
+}
+
 }  // namespace
 
 DebugMap program_debug_map(const Program& program, std::string program_name) {
@@ -162,6 +207,7 @@ Result<DebugMap> merge_debug_maps(DebugMap base, std::string_view program_source
                     " (methods: " + (list.empty() ? "none" : list) + ")");
       }
       MethodDebugMap& target = target_it->second;
+      if (source.whole_graph) ETKIT_TRY(check_graph_fits(source.name, method, m, target));
 
       for (size_t i = 0; i < m.instructions.size(); ++i) {
         const InstructionEntry& e = m.instructions[i];
@@ -289,8 +335,11 @@ std::string debug_map_summary(const DebugMap& map) {
   size_t instructions = 0, with_handles = 0, delegates = 0, identifiers = 0, nodes = 0;
   for (const auto& [name, m] : map.methods) {
     instructions += m.instructions.size();
-    for (const InstructionEntry& e : m.instructions) with_handles += !e.debug_handles.empty();
-    delegates += m.delegates.size();
+    for (const InstructionEntry& e : m.instructions) {
+      with_handles += !e.debug_handles.empty();
+      // Every DelegateCall of the program counts, also one no source gave identifiers for.
+      delegates += e.kind == InstructionKind::Delegate;
+    }
     for (const DelegateEntry& d : m.delegates) identifiers += d.identifiers.size();
     nodes += m.nodes.size();
   }
@@ -312,7 +361,7 @@ Result<BuiltDebugMap> build_debug_map(const DebugMapBuildRequest& request) {
     if (request.warn) {
       for (const std::string& w : record.warnings) request.warn(path + ": " + w);
     }
-    sources.push_back({path, std::move(record.map), true});
+    sources.push_back({path, std::move(record.map), true, true});
   }
   for (const std::string& path : request.delegate_maps) {
     ETKIT_ASSIGN_OR_RETURN(DebugMap map, read_debug_map_file(path));
@@ -324,7 +373,7 @@ Result<BuiltDebugMap> build_debug_map(const DebugMapBuildRequest& request) {
                    request.model.c_str());
     }
     ETKIT_ASSIGN_OR_RETURN(DebugMap nodes, request.read_model_nodes(request.model));
-    sources.push_back({request.model, std::move(nodes), false});
+    sources.push_back({request.model, std::move(nodes), false, true});
   }
 
   const size_t slash = request.program.rfind('/');

@@ -5,8 +5,37 @@
 #include <vector>
 
 #include "etkit/host/method_choice.h"
+#include "block_join.h"
 
 namespace etkit::inspect {
+
+namespace {
+
+// Whether event `e` of an instruction can come from the program's instruction named `name`
+// (`MethodMeta::instruction_name`: "aten::add.out", "delegate XnnpackBackend", "move", ...),
+// judged by what ExecuTorch's and etkit's runtimes record per instruction kind: OPERATOR_CALL
+// and native_call_<op>.<overload> for a kernel call, DELEGATE_CALL and the delegate's own
+// events for a delegate call, MOVE_CALL, JF_CALL and FREE_CALL. Other names say nothing.
+bool event_fits(const TraceEvent& e, const std::string& name) {
+  const bool delegate = name.rfind("delegate ", 0) == 0;
+  const bool kernel = !delegate && name != "move" && name != "jump_false" && name != "free";
+  if (e.delegate) return delegate;
+  const std::string_view event = e.name;
+  if (event == "DELEGATE_CALL") return delegate;
+  if (event == "OPERATOR_CALL") return kernel;
+  if (event == "MOVE_CALL") return name == "move";
+  if (event == "JF_CALL") return name == "jump_false";
+  if (event == "FREE_CALL") return name == "free";
+  if (event.substr(0, detail::kNativeCallPrefix.size()) == detail::kNativeCallPrefix) {
+    // native_call_add.out names aten::add.out without its namespace.
+    const size_t ns = name.rfind("::");
+    const std::string_view op = std::string_view(name).substr(ns == std::string::npos ? 0 : ns + 2);
+    return kernel && event.substr(detail::kNativeCallPrefix.size()) == op;
+  }
+  return true;
+}
+
+}  // namespace
 
 Result<const MethodDebugMap*> debug_map_method(const DebugMap& map, const std::string& method,
                                                const std::string& path) {
@@ -19,7 +48,7 @@ Result<const MethodDebugMap*> debug_map_method(const DebugMap& map, const std::s
   if (std::optional<size_t> i = method_for_block(names, method)) return methods[*i];
   std::string all;
   for (const auto& [name, m] : map.methods) all += (all.empty() ? "'" : ", '") + name + "'";
-  return Error(ErrorCode::NotFound, "%s: method '%s' is not in the debug map (methods: %s)",
+  return Error(ErrorCode::InvalidData, "%s: method '%s' is not in the debug map (methods: %s)",
                path.c_str(), method.c_str(), all.c_str());
 }
 
@@ -89,7 +118,7 @@ Error OperatorNamer::apply_program(Trace& trace) {
     }
     const std::optional<size_t> chosen = method_for_block(names, method);
     if (!chosen) {
-      return Error(ErrorCode::NotFound, "%s: method '%s' is not in the program (methods: %s)",
+      return Error(ErrorCode::InvalidData, "%s: method '%s' is not in the program (methods: %s)",
                    trace.path.c_str(), method.c_str(), all.c_str());
     }
     ETKIT_ASSIGN_OR_RETURN(MethodMeta meta, program.method_meta(names[*chosen]));
@@ -114,9 +143,19 @@ Error OperatorNamer::apply_program(Trace& trace) {
   };
   StringTable& strings = *trace.strings;
   for (TraceEvent& e : trace.events) {
-    if (e.delegate) continue;  // a delegate's own events keep operator "delegate"
     ETKIT_ASSIGN_OR_RETURN(const std::string* op, name_of(e.block, e.chain, e.instruction));
-    if (op != nullptr) e.op = strings.intern(*op);
+    if (op == nullptr) continue;
+    // A program that did not make the dump would relabel its events: refuse the first event
+    // whose instruction is of another kind or operator. Device events mirror every instruction.
+    if (!e.device && !event_fits(e, *op)) {
+      return Error(ErrorCode::InvalidData,
+                   "%s: block %u: event '%.*s' of instruction %d does not fit the program, "
+                   "where instruction %d is %s (was the dump made with this program?)",
+                   trace.path.c_str(), e.block, static_cast<int>(e.name.size()), e.name.data(),
+                   e.instruction, e.instruction, op->c_str());
+    }
+    if (e.delegate) continue;  // a delegate's own events keep operator "delegate"
+    e.op = strings.intern(*op);
   }
   for (TraceValue& v : trace.values) {
     // Values carry no chain; logged values come from chain 0 in exported programs.

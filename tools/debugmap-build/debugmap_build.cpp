@@ -9,6 +9,7 @@
 
 #include "etkit/export/debug_map_export.h"
 #include "etkit/inspect/debug_map_build.h"
+#include "etkit/tools/cli.h"
 #include "etkit/tools/diagnostics.h"
 #include "etkit/tools/output_file.h"
 
@@ -64,14 +65,8 @@ int debugmap_build_main(int argc, char** argv) {
   app.add_option("--model", options.model,
                  "Model description (formats/model.md): names the nodes of its debug handles");
   app.add_option("-o,--output", options.output, "Output file; - for stdout");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    print_error(kDebugmapBuild, e.what());
-    return kExitUsage;
-  }
+  add_version_flag(app);
+  if (std::optional<int> exit = parse_command_line(app, argc, argv)) return *exit;
   if (options.program.empty()) {
     print_error(kDebugmapBuild, "program is required");
     return kExitUsage;

@@ -26,7 +26,7 @@ Subcommand add_diff(CLI::App& app) {
   cmd->add_option("dumps", options->dumps, "Dumps A (baseline) and B")->required()->expected(2);
   cmd->add_option("--threshold", options->threshold,
                   "Slowdown of a median, in percent, that is a regression (default 10)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(at_least(0, false));
   cmd->add_option("--min-time", options->min_time,
                   "Smallest slowdown that is a regression, e.g. 2us (default 0)");
   cmd->add_option("--method", options->method, "Only blocks of method NAME");

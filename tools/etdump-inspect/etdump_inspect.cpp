@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "etkit/host/runner.h"
+#include "etkit/tools/cli.h"
 #include "etkit/tools/diagnostics.h"
 
 namespace etkit::tools {
@@ -13,7 +14,7 @@ namespace etkit::tools {
 void add_selection_flags(CLI::App& cmd, DumpOptions& options) {
   cmd.add_option("--method", options.method, "Only blocks of method NAME");
   cmd.add_option("--block", options.block, "Only block N (0-based, file order)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(at_least(0, true));
   cmd.add_option("--name", options.name_regex, "Only events whose name fully matches REGEX");
 }
 
@@ -26,7 +27,7 @@ void add_output_flags(CLI::App& cmd, DumpOptions& options) {
 
 void add_jobs_flag(CLI::App& cmd, DumpOptions& options) {
   cmd.add_option("--jobs", options.jobs, "Read up to N dumps in parallel (default 1)")
-      ->check(CLI::Range(1u, 256u));
+      ->check(in_range(1, 256, true));
 }
 
 void parallel_for(size_t n, unsigned jobs, const std::function<void(size_t)>& work) {
@@ -83,8 +84,7 @@ bool load_dumps(const std::vector<std::string>& paths, unsigned jobs,
   traces.clear();
   for (Result<inspect::Trace>& r : results) {
     if (!r.ok()) {
-      print_error(kEtdumpInspect, r.error().message());
-      exit_code = kExitUsage;
+      exit_code = report(kEtdumpInspect, r.error());
       return false;
     }
     traces.push_back(std::move(r).get());
@@ -113,8 +113,7 @@ bool load_debug_map(const std::string& path, std::optional<inspect::DebugMap>& m
   if (path.empty()) return true;
   Result<inspect::DebugMap> read = inspect::read_debug_map_file(path);
   if (!read.ok()) {
-    print_error(kEtdumpInspect, read.error().message());
-    exit_code = kExitUsage;
+    exit_code = report(kEtdumpInspect, read.error());
     return false;
   }
   map.emplace(std::move(read).get());
@@ -124,8 +123,7 @@ bool load_debug_map(const std::string& path, std::optional<inspect::DebugMap>& m
 bool name_operators(std::span<inspect::Trace> traces, const DumpOptions& options,
                     const inspect::DebugMap* map, int& exit_code) {
   auto fail = [&](const Error& e) {
-    print_error(kEtdumpInspect, e.message());
-    exit_code = kExitUsage;
+    exit_code = report(kEtdumpInspect, e);
     return false;
   };
   if (!options.program.empty()) {
@@ -207,24 +205,14 @@ int etdump_inspect_main(int argc, char** argv) {
                "statistics, differences between runs.",
                kEtdumpInspect};
   app.require_subcommand(1);
+  add_version_flag(app);
   std::vector<Subcommand> subcommands = {add_show(app), add_stats(app), add_diff(app), add_export(app), add_values(app),
                                          add_compare(app)};
   if (argc < 2) {
     print_error(kEtdumpInspect, "a subcommand is required: show, stats, diff, export, values or compare (see --help)");
     return kExitUsage;
   }
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    if (app.get_subcommands().empty()) {
-      std::cout << app.help("", CLI::AppFormatMode::All);
-      return kExitOk;
-    }
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    print_error(kEtdumpInspect, e.what());
-    return kExitUsage;
-  }
+  if (std::optional<int> exit = parse_command_line(app, argc, argv)) return *exit;
   for (const Subcommand& s : subcommands) {
     if (s.app->parsed()) return s.run();
   }

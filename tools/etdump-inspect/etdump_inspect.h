@@ -6,6 +6,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "etkit/tools/cli.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <functional>

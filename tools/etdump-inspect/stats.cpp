@@ -26,8 +26,8 @@ struct StatsOptions : DumpOptions {
 // then the selection.
 struct DumpResult {
   inspect::DumpStats stats;
-  std::string load_error;
-  std::string name_error;
+  Error load_error;
+  Error name_error;
   std::string select_error;
 };
 
@@ -35,7 +35,7 @@ void aggregate(const StatsOptions& options, const inspect::StatsReportOptions& r
                const Program* program, std::vector<uint8_t>& stdin_bytes, DumpResult& out) {
   Result<inspect::TraceReader> reader = open_dump(out.stats.path, stdin_bytes);
   if (!reader.ok()) {
-    out.load_error = reader.error().message();
+    out.load_error = reader.error();
     return;
   }
   out.select_error = selection_error(reader->skeleton(), options);
@@ -51,7 +51,7 @@ void aggregate(const StatsOptions& options, const inspect::StatsReportOptions& r
   }
   const Error e = inspect::gather_dump_stats(*reader, selector ? &*selector : nullptr, program,
                                              report, out.stats);
-  if (!e.ok()) out.name_error = e.message();
+  if (!e.ok()) out.name_error = e;
 }
 
 int run_stats(const StatsOptions& options) {
@@ -65,13 +65,13 @@ int run_stats(const StatsOptions& options) {
   std::vector<uint8_t> stdin_bytes;
   if (!read_stdin_once(options.dumps, stdin_bytes, code)) return code;
   std::optional<ProgramFile> program;
-  std::string program_error;
+  Error program_error;
   if (!options.program.empty()) {
     Result<ProgramFile> file = ProgramFile::open(options.program);
     if (file.ok()) {
       program.emplace(std::move(file).get());
     } else {
-      program_error = file.error().message();
+      program_error = file.error();
     }
   }
   inspect::StatsReportOptions report;
@@ -87,24 +87,23 @@ int run_stats(const StatsOptions& options) {
     if (!options.program.empty() && !program) {
       // Only whether the dump reads matters now: the program error follows the dumps' errors.
       Result<inspect::TraceReader> reader = open_dump(dumps[i].stats.path, stdin_bytes);
-      if (!reader.ok()) dumps[i].load_error = reader.error().message();
+      if (!reader.ok()) dumps[i].load_error = reader.error();
       return;
     }
     aggregate(options, report, program ? &program->program() : nullptr, stdin_bytes, dumps[i]);
   });
-  auto fail = [](const std::string& message) {
-    print_error(kEtdumpInspect, message);
-    return kExitUsage;
-  };
   for (const DumpResult& d : dumps) {
-    if (!d.load_error.empty()) return fail(d.load_error);
+    if (!d.load_error.ok()) return tools::report(kEtdumpInspect, d.load_error);
   }
-  if (!program_error.empty()) return fail(program_error);
+  if (!program_error.ok()) return tools::report(kEtdumpInspect, program_error);
   for (const DumpResult& d : dumps) {
-    if (!d.name_error.empty()) return fail(d.name_error);
+    if (!d.name_error.ok()) return tools::report(kEtdumpInspect, d.name_error);
   }
   for (const DumpResult& d : dumps) {
-    if (!d.select_error.empty()) return fail(d.select_error);
+    if (!d.select_error.empty()) {  // a bad regex, block or method: the flags' fault
+      print_error(kEtdumpInspect, d.select_error);
+      return kExitUsage;
+    }
   }
   std::vector<inspect::DumpStats> gathered;
   for (DumpResult& d : dumps) gathered.push_back(std::move(d.stats));

@@ -81,7 +81,7 @@ Subcommand add_values(CLI::App& app) {
                   "Write each tensor as DIR/b<block>_v<value>[_<i>].npy (DIR is created)");
   cmd->add_option("--method", options->method, "Only blocks of method NAME");
   cmd->add_option("--block", options->block, "Only block N (0-based, file order)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(at_least(0, true));
   cmd->add_option("--format", options->format, "Output format: table, json, csv or tsv")
       ->check(CLI::IsMember({"table", "json", "csv", "tsv"}));
   add_program_flag(*cmd, *options);
@@ -128,9 +128,9 @@ Subcommand add_compare(CLI::App& app) {
   cmd->add_option("--debug-buffer-b", options->debug_buffer_b,
                   "Debug buffer of B (default NAME.debug.bin beside it)");
   cmd->add_option("--atol", options->atol, "Absolute tolerance (default 1e-8)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(at_least(0, false));
   cmd->add_option("--rtol", options->rtol, "Relative tolerance (default 1e-5)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(at_least(0, false));
   cmd->add_option("--format", options->format, "Output format: table, json, csv or tsv")
       ->check(CLI::IsMember({"table", "json", "csv", "tsv"}));
   add_program_flag(*cmd, *options);

@@ -8,6 +8,7 @@
 
 #include "etkit/export/export_model.h"
 #include "etkit/export/operator_schema.h"
+#include "etkit/tools/cli.h"
 #include "etkit/tools/diagnostics.h"
 #include "etkit/tools/output_file.h"
 
@@ -61,14 +62,8 @@ int model_export_main(int argc, char** argv) {
                "Print the operators a description may use, with their arguments; no model "
                "needed");
 
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    print_error(kModelExport, e.what());
-    return kExitUsage;
-  }
+  add_version_flag(app);
+  if (std::optional<int> exit = parse_command_line(app, argc, argv)) return *exit;
   if (list_ops) {
     std::fputs(exporter::operator_list_text().c_str(), stdout);
     return kExitOk;

@@ -26,7 +26,7 @@ int report_load_error(const ProgramFile& file, const std::string& method, const 
                              (plan_too_big ? " (raise it with --max-memory)"
                                            : " (delegates get --delegate-memory beyond the "
                                              "plan; raise it)"));
-  return kExitFailure;
+  return kExitInvalidInput;
 }
 
 }  // namespace etkit::tools

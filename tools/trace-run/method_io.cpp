@@ -40,9 +40,11 @@ int make_inputs(const Method& method, const std::vector<std::string>& specs,
       value = default_input(*info);
     }
     if (!value.ok()) {
-      print_error(kTraceRun,
-                  prefix + "input " + std::to_string(i) + ": " + value.error().message());
-      return kExitUsage;
+      // A spec that does not fit the input is a bad value on the command line; a .npy file that
+      // cannot be read, or is corrupt or unsupported, is reported as its code says.
+      const Error e = value.error().with_context("%sinput %zu", prefix.c_str(), i);
+      return value.error().code() == ErrorCode::InvalidArgument ? report_usage(kTraceRun, e)
+                                                                 : report(kTraceRun, e);
     }
     InputValue& in = inputs->values[i];
     in = std::move(value).get();

@@ -44,7 +44,7 @@ int run_bundle(const ProgramFile& file, const TraceRunOptions& options) {
   if (passed + failed == 0) {
     print_error(kTraceRun, file.path() + ": the bundle has no test cases" +
                                (options.method.empty() ? "" : " for method '" + options.method + "'"));
-    return kExitFailure;
+    return kExitInvalidInput;
   }
   if (options.format == OutputFormat::Json) {
     nlohmann::ordered_json root;

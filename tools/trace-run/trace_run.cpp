@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "etkit/host/default_registries.h"
+#include "etkit/tools/cli.h"
 #include "etkit/tools/diagnostics.h"
 #include "etkit/tools/size_arg.h"
 #include "profiler_flags.h"
@@ -63,9 +64,9 @@ int trace_run_main(int argc, char** argv, const BackendRegistry* backends) {
                  "DIR/call<k>_output_<i>.npy (DIR is created if missing)");
   auto* iterations = app.add_option("--iterations", options.iterations,
                                     "Timed executions (default 1)")
-                         ->check(CLI::Range(1, 1000000000));
+                         ->check(in_range(1, 1000000000, true));
   auto* warmup = app.add_option("--warmup", options.warmup, "Untimed executions first (default 0)")
-                     ->check(CLI::Range(0, 1000000000));
+                     ->check(in_range(0, 1000000000, true));
   app.add_option("--ptd", options.ptd_path, "External data file (.ptd) for the program");
   app.add_option("--max-memory", max_memory,
                  "Largest memory plan to allocate, e.g. 64M, 1G (default 1G)");
@@ -106,14 +107,8 @@ int trace_run_main(int argc, char** argv, const BackendRegistry* backends) {
   ProfilerFlags profiler_flags;
   add_profiler_flags(app, profiler_flags);
 
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    print_error(kTraceRun, e.what());
-    return kExitUsage;
-  }
+  add_version_flag(app);
+  if (std::optional<int> exit = parse_command_line(app, argc, argv)) return *exit;
   if (list_kernels) {
     for (const KernelEntry& e : default_kernel_registry().entries()) {
       std::printf("%.*s\n", static_cast<int>(e.name.size()), e.name.data());

@@ -13,14 +13,14 @@ std::unique_ptr<TraceSession> start_tracing(const TraceRunOptions& options, int*
   if (options.trace.etdump_path.empty()) return nullptr;
   Result<TraceSession> session = TraceSession::create(options.trace);
   if (!session.ok()) {
-    // Bad patterns and ranges are usage errors; an unwritable debug file is unreadable output.
-    print_error(kTraceRun, session.error().message());
-    // A missing or unavailable profiler device under --strict-profiler is a missing backend.
+    // Bad patterns and ranges are the flags' fault and an unwritable debug file a path problem
+    // (usage); a profiler device missing (NotFound here: a backend, not a name the user got
+    // wrong) or unavailable under --strict-profiler is a missing backend (invalid input).
     const ErrorCode code = session.error().code();
-    *exit_code = code == ErrorCode::OutOfMemory || code == ErrorCode::NotFound ||
-                         code == ErrorCode::NotSupported
-                     ? kExitFailure
-                     : kExitUsage;
+    print_error(kTraceRun, session.error().message());
+    *exit_code = code == ErrorCode::InvalidArgument || code == ErrorCode::AccessFailed
+                     ? kExitUsage
+                     : kExitInvalidInput;
     return nullptr;
   }
   for (const std::string& warning : session->profiler_warnings()) print_warning(kTraceRun, warning);

@@ -375,7 +375,15 @@ Result<NamedTensorData> Program::named_data(std::string_view key) const {
       return out;
     }
   }
-  if (external_ != nullptr) return external_->find(key);
+  if (external_ != nullptr) {
+    Result<NamedTensorData> found = external_->find(key);
+    // The data file was given for this program but lacks its data: not this program's file
+    // (invalid input), where a name the user typed that is not found is a usage error.
+    if (!found.ok() && found.error().code() == ErrorCode::NotFound) {
+      return Error(ErrorCode::InvalidData, "%s", found.error().message());
+    }
+    return found;
+  }
   return Error(ErrorCode::NotFound,
                "no data named '%.*s' in the program and no external data file (.ptd) was given",
                static_cast<int>(key.size()), key.data());

@@ -64,6 +64,18 @@ TEST_CASE("debug map build: the program's instructions") {
   CHECK(c.instructions[5].kind == InstructionKind::Free);
 }
 
+TEST_CASE("debug map build: the summary counts every DelegateCall, with or without identifiers") {
+  ProgramFile f = open_test_delegate();
+  DebugMap map = program_debug_map(f.program(), "p.pte");
+  // The program alone: one DelegateCall (instruction 1), no delegate entry yet.
+  CHECK(debug_map_summary(map) ==
+        "1 method, 3 instructions (0 with debug handles), 1 delegate call (0 identifiers), 0 nodes");
+  // With an entry of two identifiers the call is still one call.
+  map.methods.at("forward").delegates.push_back(delegate_entry({{1, {2}}, {2, {3}}}));
+  CHECK(debug_map_summary(map) ==
+        "1 method, 3 instructions (0 with debug handles), 1 delegate call (2 identifiers), 0 nodes");
+}
+
 TEST_CASE("debug map build: sources merge; a delegate call stands for its identifiers' handles") {
   ProgramFile f = open_test_delegate();
   DebugMap a;
@@ -136,6 +148,37 @@ TEST_CASE("debug map build: inputs checked against the program") {
   CHECK(merge_error({source("x.json", invalid)}) ==
         "x.json: methods.forward.instructions[0].debug_handles[0]: debug handle 0 is the unset "
         "handle (handles start at 1)");
+}
+
+TEST_CASE("debug map build: a whole graph must have every operation the program calls") {
+  ProgramFile f = open_test_delegate();  // 0 aten::mul.out, 1 delegate, 2 aten::add.out
+  auto merge = [&](const DebugMap& graph, bool whole) {
+    DebugMapSource s = source("e.bin", graph, true);
+    s.whole_graph = whole;
+    return merge_debug_maps(program_debug_map(f.program(), "p.pte"), "p.pte", {s});
+  };
+  // The edge graph of this program: functional overloads, another namespace form.
+  DebugMap fits;
+  fits.methods["forward"].nodes[1] = {"mul", "aten::mul.Tensor", "", ""};
+  fits.methods["forward"].nodes[2] = {"add", "aten::add.Tensor", "", ""};
+  fits.methods["forward"].nodes[3] = {"sub", "aten::sub.Tensor", "", ""};  // delegated: not in the program
+  CHECK(merge(fits, true).ok());
+  // A graph without the add: refused, naming instruction 2, unless the source is not a whole graph.
+  DebugMap other;
+  other.methods["forward"].nodes[1] = {"mul", "aten::mul.Tensor", "", ""};
+  other.methods["forward"].nodes[4] = {"relu", "aten::relu.default", "", ""};
+  Result<DebugMap> refused = merge(other, true);
+  REQUIRE_FALSE(refused.ok());
+  CHECK(refused.error().code() == ErrorCode::InvalidData);
+  CHECK(std::string(refused.error().message()) ==
+        "e.bin: method 'forward': instruction 2 of chain 0 calls aten::add.out in the program, "
+        "but the graph has no 'add' operation (its operators: aten::mul.Tensor, "
+        "aten::relu.default): not this program's model");
+  CHECK(merge(other, false).ok());
+  // Nodes without operators say nothing about the graph.
+  DebugMap names_only;
+  names_only.methods["forward"].nodes[1] = {"x", "", "", ""};
+  CHECK(merge(names_only, true).ok());
 }
 
 TEST_CASE("debug map build: conflicts name both sources") {

@@ -32,6 +32,11 @@ struct DebugMapSource {
   /// delegate calls): a `kernel` entry without an operator then matches any instruction that is
   /// not a delegate call.
   bool inferred_kinds = false;
+  /// The source's nodes are a whole graph of the model (an ETRecord's edge program, a model
+  /// description), so every operator the program calls in a method must be among the
+  /// operators of that method's nodes: a graph of another model is refused. Hand-written maps
+  /// may list a few nodes only and are not checked this way.
+  bool whole_graph = false;
 };
 
 /// Every instruction of every method of `program`: chain, index, kind, and the operator of a
@@ -45,7 +50,10 @@ DebugMap program_debug_map(const Program& program, std::string program_name);
 ///
 /// Rules: a source's methods and instructions must exist in the program, with the same kind,
 /// operator (when the source names one) and backend; its delegate entries must point at a
-/// DelegateCall of their backend. Handles, delegate entries and nodes already given by an
+/// DelegateCall of their backend. For a `whole_graph` source with nodes, each kernel call of
+/// the method must call an operation the graph has, compared by name without namespace and
+/// overload (`aten::add.out` is the `aten::add.Tensor` of an edge graph); the operators
+/// ExecuTorch adds after the graph (`executorch_prim::`, `aten::copy_`) are not compared. Handles, delegate entries and nodes already given by an
 /// earlier source must be equal (a node's empty fields are filled in, not compared). After
 /// merging, a delegate call without handles stands for the union of its identifiers' handles,
 /// and every identifier's handles must be among its delegate call's handles.
@@ -54,7 +62,8 @@ DebugMap program_debug_map(const Program& program, std::string program_name);
 /// ("b.json: methods.forward.delegates[0]: instruction 0 of chain 0 is a kernel call
 /// (aten::add.out) in the program, not a delegate call: its identifiers cannot occur"), or both
 /// sources for a conflict ("method 'forward', instruction 1 of chain 0: debug handles [2] in
-/// b.json but [3] in a.bin").
+/// b.json but [3] in a.bin"); `InvalidData` for a graph that does not fit the program, naming the
+/// first kernel call whose operation the graph lacks.
 Result<DebugMap> merge_debug_maps(DebugMap base, std::string_view program_source,
                                   const std::vector<DebugMapSource>& sources);
 
@@ -90,8 +99,8 @@ struct BuiltDebugMap {
 Result<BuiltDebugMap> build_debug_map(const DebugMapBuildRequest& request);
 
 /// One line on `map`'s size: methods, instructions (and how many have debug handles),
-/// delegate calls (and their identifiers), nodes, each counted with its noun in the singular
-/// or plural.
+/// delegate calls (every DelegateCall instruction, with or without a delegate entry) and the
+/// identifiers of their entries, nodes, each counted with its noun in the singular or plural.
 std::string debug_map_summary(const DebugMap& map);
 
 }  // namespace etkit::inspect

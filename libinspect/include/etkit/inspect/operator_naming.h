@@ -22,13 +22,17 @@ namespace etkit::inspect {
 /// (`MethodMeta::instruction_name`: "aten::add.out", "delegate XnnpackBackend", "move", ...),
 /// replacing the names taken from `native_call_` events. A block's method is looked up by name;
 /// ExecuTorch's `Execute` stands for `forward`, or for the program's only method. Only chain 0 is
-/// mapped (exported programs have one chain). Errors: `NotFound` ("PATH: method 'x' is not in
-/// the program (methods: ...)"), `InvalidData` for an instruction the method does not have
-/// (the dump was not made with this program).
+/// mapped (exported programs have one chain). The dump must be of this program: each event of
+/// an instruction must fit the instruction's kind and operator (`OPERATOR_CALL` and
+/// `native_call_add.out` a kernel call of aten::add.out, `DELEGATE_CALL` and delegate events a
+/// delegate call, `MOVE_CALL`, `JF_CALL`, `FREE_CALL` their kinds). Errors, all `InvalidData`:
+/// "PATH: method 'x' is not in the program (methods: ...)", an instruction the method does not
+/// have, and the first event that does not fit ("PATH: block 0: event 'native_call_add.out' of
+/// instruction 0 does not fit the program, where instruction 0 is delegate XnnpackBackend").
 Error name_operators(Trace& trace, const Program& program);
 
 /// The method of `map` that block method `method` stands for: itself, or for ExecuTorch's
-/// `Execute`, `forward` or the map's only method. Errors: `NotFound` ("PATH: method 'x' is not in
+/// `Execute`, `forward` or the map's only method. Errors: `InvalidData` ("PATH: method 'x' is not in
 /// the debug map (methods: ...)").
 Result<const MethodDebugMap*> debug_map_method(const DebugMap& map, const std::string& method,
                                                const std::string& path);

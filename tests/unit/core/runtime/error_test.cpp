@@ -54,6 +54,30 @@ TEST_CASE("error: context is prefixed and long messages are truncated, not overf
   CHECK(std::string(lc.message()).size() == Error::kMaxMessage - 1);
 }
 
+TEST_CASE("error: a cut message ends with an ellipsis, and a message that fits does not") {
+  const std::string ellipsis = "\xE2\x80\xA6";
+  auto ends_with = [](const std::string& s, const std::string& tail) {
+    return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+  };
+  // Exactly kMaxMessage - 1 bytes fit: no mark.
+  const std::string fits(Error::kMaxMessage - 1, 'a');
+  CHECK(std::string(Error(ErrorCode::Internal, "%s", fits.c_str()).message()) == fits);
+  // One byte more is cut: 252 'a's and the 3-byte ellipsis.
+  const std::string over(Error::kMaxMessage, 'a');
+  const std::string cut = Error(ErrorCode::Internal, "%s", over.c_str()).message();
+  CHECK(cut == std::string(Error::kMaxMessage - 4, 'a') + ellipsis);
+  // Context that pushes a message past the limit marks it the same way.
+  const std::string ctx = Error(ErrorCode::Internal, "%s", fits.c_str()).with_context("f").message();
+  CHECK(ctx.size() == Error::kMaxMessage - 1);
+  CHECK(ctx.rfind("f: aaa", 0) == 0);
+  CHECK(ends_with(ctx, "a" + ellipsis));
+  // A two-byte character (é = C3 A9) is never split: 251 'a's then é would end at byte 253;
+  // the cut at byte 252 falls inside it, so the ellipsis replaces all of it.
+  const std::string accented = std::string(Error::kMaxMessage - 5, 'a') + "\xC3\xA9" + "tail";
+  const std::string no_split = Error(ErrorCode::Internal, "%s", accented.c_str()).message();
+  CHECK(no_split == std::string(Error::kMaxMessage - 5, 'a') + ellipsis);
+}
+
 TEST_CASE("result: values, errors and the propagation macros") {
   CHECK(doubled(4).ok());
   CHECK(*doubled(4) == 8);

@@ -1,0 +1,1 @@
+debugmap-build --version

@@ -1,0 +1,1 @@
+cd $CASE_TMP && debugmap-build $SRC/$FIXTURES/pte/np-xnnpack-add.pte -o m.json

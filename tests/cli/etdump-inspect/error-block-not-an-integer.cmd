@@ -1,0 +1,1 @@
+etdump-inspect show $FIXTURES/generated/et-add.stock_runner.etdump --block x

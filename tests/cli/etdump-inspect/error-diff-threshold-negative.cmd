@@ -1,0 +1,1 @@
+etdump-inspect diff $FIXTURES/generated/et-add.stock_runner.etdump $FIXTURES/generated/rs-add.stock_runner.etdump --threshold -1

@@ -1,0 +1,1 @@
+etdump-inspect export $FIXTURES/generated/et-add.intermediate.etdump --time-unit us

@@ -1,0 +1,1 @@
+etdump-inspect show $FIXTURES/generated/et-add.intermediate.etdump --threshold 5

@@ -1,0 +1,1 @@
+etdump-inspect stats $FIXTURES/generated/et-add.stock_runner.etdump --jobs 0

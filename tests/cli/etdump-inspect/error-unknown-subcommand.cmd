@@ -1,0 +1,1 @@
+etdump-inspect inspect $FIXTURES/generated/et-add.stock_runner.etdump

@@ -1,0 +1,1 @@
+etdump-inspect values $FIXTURES/generated/et-add.intermediate.etdump --atol 1

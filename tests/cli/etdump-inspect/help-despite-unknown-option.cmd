@@ -1,0 +1,1 @@
+etdump-inspect diff a.etdump --jobs 2 --help

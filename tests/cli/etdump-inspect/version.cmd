@@ -1,0 +1,1 @@
+etdump-inspect --version

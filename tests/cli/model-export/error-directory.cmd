@@ -1,0 +1,1 @@
+model-export samples -o $CASE_TMP/x.pte

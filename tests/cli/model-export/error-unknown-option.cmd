@@ -1,0 +1,1 @@
+model-export samples/mlp.json --bogus

@@ -1,0 +1,1 @@
+bash tests/cli/model-export/seq2seq_compare.sh
