@@ -111,6 +111,32 @@ struct Im2colA {
       int64_t rest = p0 / c.cin_g;
       int64_t kx = rest % c.kw;
       int64_t ky = rest / c.kw;
+      // Most panels lie inside the image: no bounds checks, each row read contiguously in ci.
+      bool interior = mr == kMr;
+      for (int64_t i = 0; interior && i < kMr; ++i) {
+        interior = ih0[i] >= 0 && ih0[i] + (c.kh - 1) * c.dh < c.h && iw0[i] >= 0 &&
+                   iw0[i] + (c.kw - 1) * c.dw < c.w;
+      }
+      if (interior) {
+        for (int64_t p = 0; p < kc;) {
+          const int64_t run = std::min(c.cin_g - ci, kc - p);
+          for (int64_t i = 0; i < kMr; ++i) {
+            const float* src =
+                image + ((ih0[i] + ky * c.dh) * c.w + iw0[i] + kx * c.dw) * c.cin + ci;
+            for (int64_t j = 0; j < run; ++j) panel[(p + j) * kMr + i] = src[j];
+          }
+          p += run;
+          ci += run;
+          if (ci == c.cin_g) {
+            ci = 0;
+            if (++kx == c.kw) {
+              kx = 0;
+              ++ky;
+            }
+          }
+        }
+        continue;
+      }
       for (int64_t p = 0; p < kc; ++p) {
         for (int64_t i = 0; i < kMr; ++i) {
           float v = 0;
