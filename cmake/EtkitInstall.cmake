@@ -2,7 +2,7 @@
 # out-of-tree profiler plugin builds against, samples/profiler-plugin/) and the man pages.
 #
 #   <prefix>/bin/{trace-run,etdump-inspect,model-export,debugmap-build}   RUNPATH $ORIGIN/../<libdir>
-#   <prefix>/<libdir>/libetkit_{runtime,kernels,backend_fused,devtools,host,debugmap,inspect,export}.so*
+#   <prefix>/<libdir>/libetkit_{runtime,kernels,backend_fused,backend_xnnpack,devtools,host,debugmap,inspect,export}.so*
 #                                                                          RUNPATH $ORIGIN
 #   <prefix>/include/etkit/{runtime,kernels,backends,devtools,host,debugmap,inspect,export}/*.h
 #   <prefix>/share/man/man1/*.1
@@ -13,7 +13,7 @@
 
 include(GNUInstallDirs)
 
-set(ETKIT_INSTALL_LIBRARIES etkit_runtime etkit_kernels etkit_backend_fused etkit_devtools etkit_host
+set(ETKIT_INSTALL_LIBRARIES etkit_runtime etkit_kernels etkit_backend_fused etkit_backend_xnnpack etkit_devtools etkit_host
                              etkit_debugmap etkit_inspect etkit_export)
 set(ETKIT_INSTALL_TOOLS trace-run etdump-inspect model-export debugmap-build)
 
@@ -28,6 +28,7 @@ install(TARGETS ${ETKIT_INSTALL_LIBRARIES}
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/libcore/runtime/include/etkit
                   ${PROJECT_SOURCE_DIR}/libcore/kernels/include/etkit
                   ${PROJECT_SOURCE_DIR}/libcore/backends/fused/include/etkit
+                  ${PROJECT_SOURCE_DIR}/libcore/backends/xnnpack/include/etkit
                   ${PROJECT_SOURCE_DIR}/libcore/devtools/include/etkit
                   ${PROJECT_SOURCE_DIR}/libcore/host/include/etkit
                   ${PROJECT_SOURCE_DIR}/libinspect/debugmap/include/etkit

@@ -8,6 +8,7 @@
 
 #include "etkit/debugmap/json_path.h"
 #include "etkit/host/runner.h"
+#include "etkit/host/xnnpack_nodes.h"
 #include "etkit/inspect/etrecord.h"
 #include "etkit/formats/program_generated.h"
 
@@ -352,6 +353,43 @@ std::string debug_map_summary(const DebugMap& map) {
          count(identifiers, "identifier", "identifiers") + "), " + count(nodes, "node", "nodes");
 }
 
+namespace {
+
+// Each XnnpackBackend call that no source described gets its blob's nodes: one integer
+// identifier per node debug handle (what XnnpackBackend's events carry), each standing for
+// itself, and the call's handles grow by them. Handle 0 means none and is skipped.
+Error add_xnnpack_nodes(const Program& program, DebugMap& map) {
+  for (auto& [method, m] : map.methods) {
+    for (InstructionEntry& e : m.instructions) {
+      if (e.kind != InstructionKind::Delegate || e.op != "XnnpackBackend") continue;
+      const bool described = std::any_of(m.delegates.begin(), m.delegates.end(), [&](const DelegateEntry& d) {
+        return d.chain == e.chain && d.instruction == e.index;
+      });
+      if (described) continue;
+      ETKIT_ASSIGN_OR_RETURN(std::vector<XnnpackNodeInfo> nodes,
+                             xnnpack_delegate_nodes(program, method, static_cast<uint32_t>(e.chain),
+                                                    static_cast<uint32_t>(e.index)));
+      DelegateEntry d;
+      d.chain = e.chain;
+      d.instruction = e.index;
+      d.backend = e.op;
+      d.identifier_kind = IdentifierKind::Int;
+      std::set<uint32_t> handles(e.debug_handles.begin(), e.debug_handles.end());
+      for (const XnnpackNodeInfo& n : nodes) {
+        if (n.debug_handle == 0 || n.debug_handle > 0x7FFFFFFFu) continue;
+        d.identifiers[DelegateIdentifier(int64_t{n.debug_handle})] = {n.debug_handle};
+        handles.insert(n.debug_handle);
+      }
+      e.debug_handles.assign(handles.begin(), handles.end());
+      if (!d.identifiers.empty()) m.delegates.push_back(std::move(d));
+    }
+  }
+  map.normalize();
+  return Error();
+}
+
+}  // namespace
+
 Result<BuiltDebugMap> build_debug_map(const DebugMapBuildRequest& request) {
   ETKIT_ASSIGN_OR_RETURN(ProgramFile program, ProgramFile::open(request.program));
 
@@ -381,6 +419,9 @@ Result<BuiltDebugMap> build_debug_map(const DebugMapBuildRequest& request) {
   BuiltDebugMap built;
   ETKIT_ASSIGN_OR_RETURN(built.map, merge_debug_maps(program_debug_map(program.program(), std::move(name)),
                                                      request.program, sources));
+  if (Error e = add_xnnpack_nodes(program.program(), built.map); !e.ok()) {
+    return e.with_context("%s", request.program.c_str());
+  }
   ETKIT_ASSIGN_OR_RETURN(built.text, write_debug_map(built.map));
   built.summary = debug_map_summary(built.map);
   return built;

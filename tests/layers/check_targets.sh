@@ -12,7 +12,7 @@ trap 'rm -rf "$tmp"' EXIT
 declare -A target_of=() uses_of=()
 while read -r folder target name uses; do
   [[ -z $folder || $folder == \#* ]] && continue
-  target_of[$name]=$target
+  target_of[$name]="${target_of[$name]:-} $target"   # backends: one name, several targets
   uses_of[$target]=$uses
 done <"$table"
 target_of[formats]=etkit_formats
@@ -26,7 +26,7 @@ while read -r from to; do
   [[ -n ${uses_of[$from]:-} ]] || continue
   ok=0
   for name in ${uses_of[$from]}; do
-    [[ ${target_of[$name]:-} == "$to" ]] && ok=1
+    for t in ${target_of[$name]:-}; do [[ $t == "$to" ]] && ok=1; done
   done
   case $to in etkit_*warnings) ok=1 ;; esac   # compile flags, not a layer
   if [[ $to == etkit_* && $ok == 0 ]]; then

@@ -115,6 +115,18 @@ void ETDumpWriter::log_profiling_delegate(std::string_view name, DelegateDebugIn
   record_profile(name, current_chain(), current_handle(), id, by_name, start, end, metadata);
 }
 
+void ETDumpWriter::log_profiling_delegate_named(std::string_view name, DelegateDebugIntId id,
+                                                uint64_t start, uint64_t end,
+                                                std::span<const uint8_t> metadata) {
+  if (profiling_level() < ProfilingLevel::All) return;
+  if (name.empty() || id == kUnsetDelegateDebugIntId) {
+    ++dropped_events_;
+    return;
+  }
+  // Identified by the integer id; the name is the event's name, not a string identifier.
+  record_profile(name, current_chain(), current_handle(), id, false, start, end, metadata);
+}
+
 void ETDumpWriter::record_profile(std::string_view name, ChainId chain, DebugHandle handle,
                                   DelegateDebugIntId delegate_id, bool delegate_by_name,
                                   uint64_t start, uint64_t end,

@@ -127,6 +127,11 @@ class ForwardingTracer final : public EventTracer {
     sync();
     inner_.log_profiling_delegate(name, id, start, end, metadata);
   }
+  void log_profiling_delegate_named(std::string_view name, DelegateDebugIntId id, uint64_t start,
+                                    uint64_t end, std::span<const uint8_t> metadata) override {
+    sync();
+    inner_.log_profiling_delegate_named(name, id, start, end, metadata);
+  }
   AllocatorId track_allocator(std::string_view name) override {
     sync();
     return inner_.track_allocator(name);

@@ -1,6 +1,7 @@
 #include "etkit/host/default_registries.h"
 
 #include "etkit/backends/fused_backend.h"
+#include "etkit/backends/xnnpack_backend.h"
 #include "etkit/kernels/portable_kernels.h"
 
 namespace etkit {
@@ -18,7 +19,8 @@ const KernelRegistry& default_kernel_registry() {
 const BackendRegistry& default_backend_registry() {
   static const BackendRegistry registry = [] {
     BackendRegistry r;
-    (void)register_fused_backend(r);  // cannot fail: an empty registry, one name
+    (void)register_fused_backend(r);  // cannot fail: a near-empty registry, distinct names
+    (void)register_xnnpack_backend(r);
     return r;
   }();
   return registry;

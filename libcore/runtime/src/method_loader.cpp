@@ -21,6 +21,19 @@ size_t array_bytes(size_t n) {
   return (n == 0 ? 1 : n) * sizeof(T) + kAllocSlack;
 }
 
+// The program's named data as a backend sees it at init (Program::named_data: the program's
+// own segments, then the external data).
+class ProgramNamedData final : public NamedDataMap {
+ public:
+  explicit ProgramNamedData(const Program& program) : program_(program) {}
+  Result<NamedTensorData> find(std::string_view key) const override {
+    return program_.named_data(key);
+  }
+
+ private:
+  const Program& program_;
+};
+
 // Builds a MethodState inside the method allocator.
 class Loader {
  public:
@@ -370,7 +383,8 @@ class Loader {
         compile_specs[k].key = fb_string(s->key());
         if (s->value() != nullptr) compile_specs[k].value = {s->value()->data(), s->value()->size()};
       }
-      BackendInitContext ctx{memory_.method_allocator, fb_string(plan_->name()), tracer_};
+      const ProgramNamedData named(program_);
+      BackendInitContext ctx{memory_.method_allocator, fb_string(plan_->name()), tracer_, &named};
       Result<DelegateHandle*> handle =
           ds.backend->init(ctx, processed, {compile_specs, num_specs});
       if (!handle.ok()) {

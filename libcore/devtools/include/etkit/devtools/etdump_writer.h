@@ -61,6 +61,10 @@ class ETDumpWriter final : public EventTracer {
                               std::span<const uint8_t> metadata = {}) override;
   void log_profiling_delegate(std::string_view name, DelegateDebugIntId id, uint64_t start,
                               uint64_t end, std::span<const uint8_t> metadata = {}) override;
+  /// Records `name` as the event's name and `id` as its integer identifier (an unset `id` or
+  /// an empty `name` is dropped and counted).
+  void log_profiling_delegate_named(std::string_view name, DelegateDebugIntId id, uint64_t start,
+                                    uint64_t end, std::span<const uint8_t> metadata) override;
   AllocatorId track_allocator(std::string_view name) override;
   void track_allocation(AllocatorId id, size_t size) override;
   Result<bool> log_evalue(const EValue& value, LoggedValueKind kind) override;

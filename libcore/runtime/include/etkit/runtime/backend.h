@@ -14,6 +14,7 @@
 #include "etkit/runtime/evalue.h"
 #include "etkit/runtime/event_tracer.h"
 #include "etkit/runtime/memory.h"
+#include "etkit/runtime/named_data_map.h"
 #include "etkit/runtime/result.h"
 
 namespace etkit {
@@ -31,6 +32,10 @@ struct BackendInitContext {
   std::string_view method_name;
   /// The tracer attached at load, or null.
   EventTracer* event_tracer = nullptr;
+  /// The program's named data (its own `named_data` segments, then the external data file), for
+  /// delegates whose blobs name their constants by key; valid during `init` only (the bytes it
+  /// returns live as long as the program). Null when there is none to offer.
+  const NamedDataMap* named_data = nullptr;
 };
 
 /// What a backend sees at each DelegateCall.

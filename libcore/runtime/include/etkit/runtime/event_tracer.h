@@ -95,6 +95,17 @@ class EventTracer {
   virtual void log_profiling_delegate(std::string_view name, DelegateDebugIntId id,
                                       uint64_t start, uint64_t end,
                                       std::span<const uint8_t> metadata = {}) = 0;
+  /// Records a delegate event identified by integer `id` that also carries a display `name`
+  /// (ETDump's ProfileEvent `name` beside `delegate_debug_id_int`): XnnpackBackend names each
+  /// node's event after the node's kind and identifies it by the node's debug handle. The
+  /// default drops the name and calls `log_profiling_delegate({}, id, ...)`, so tracers that
+  /// know only the one-identifier form still record the event.
+  virtual void log_profiling_delegate_named(std::string_view name, DelegateDebugIntId id,
+                                            uint64_t start, uint64_t end,
+                                            std::span<const uint8_t> metadata = {}) {
+    (void)name;
+    log_profiling_delegate({}, id, start, end, metadata);
+  }
   /// Registers an allocator in the current block; returns its 1-based id.
   virtual AllocatorId track_allocator(std::string_view name) = 0;
   virtual void track_allocation(AllocatorId id, size_t size) = 0;

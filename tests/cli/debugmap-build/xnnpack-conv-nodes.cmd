@@ -1,0 +1,1 @@
+debugmap-build $FIXTURES/pte/djl-xnnpack-conv.pte -o -

@@ -1,0 +1,1 @@
+debugmap-build $FIXTURES/pte/np-xnnpack-quantized.pte -o -

@@ -1,0 +1,1 @@
+cd $CASE_TMP && trace-run $OLDPWD/$FIXTURES/pte/djl-xnnpack-conv.pte --etdump d.etdump --clock fake > /dev/null && debugmap-build $OLDPWD/$FIXTURES/pte/djl-xnnpack-conv.pte -o m.json 2> /dev/null && etdump-inspect show d.etdump --debug-map m.json

@@ -1,0 +1,1 @@
+trace-run $FIXTURES/pte/np-xnnpack-quantized.pte -i random:3
