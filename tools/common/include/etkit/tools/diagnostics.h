@@ -5,7 +5,7 @@
 //   tool: error: FILE: what is wrong        (stderr, lower case, once per cause)
 //   tool: warning: ...
 //
-// Exit codes: 0 success, 1 failure, 2 usage error or unreadable input.
+// Exit codes: 0 success, 1 failure, 2 usage error or unreadable input, 4 incomplete verdict.
 
 #include <string_view>
 
@@ -16,6 +16,8 @@ namespace etkit::tools {
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitFailure = 1;
 inline constexpr int kExitUsage = 2;
+/// An incomplete verdict: compare or diff checked nothing, or left values or events unmatched.
+inline constexpr int kExitIncomplete = 4;
 
 /// Prints "TOOL: error: MESSAGE" on stderr.
 void print_error(std::string_view tool, std::string_view message);
