@@ -100,7 +100,10 @@ Table event_table(const Trace& trace, const std::vector<size_t>& selected, TimeU
     t.columns.insert(t.columns.begin() + (map != nullptr ? 10 : 8), {"values", 0});
   }
   if (layout != nullptr) {
-    for (std::string& c : layout->columns()) t.columns.push_back({std::move(c), 6});
+    // Floating-point fields may be of any magnitude: 6 significant digits, not 6 decimals.
+    for (std::string& c : layout->columns()) {
+      t.columns.push_back({std::move(c), kSignificantDigits});
+    }
   }
   t.rows.reserve(selected.size());
   for (size_t i : selected) {

@@ -2,8 +2,11 @@
 
 #include <doctest/doctest.h>
 
+#include <cstring>
 #include <string>
 #include <vector>
+
+#include "etkit/inspect/delegate_metadata.h"
 
 namespace etkit::inspect {
 namespace {
@@ -73,6 +76,26 @@ TEST_CASE("event table: values logged at an event's place are joined to it") {
   for (const Column& c : event_table(*bare, all, TimeUnit::Ns).columns) {
     CHECK(c.name != "values");
   }
+}
+
+TEST_CASE("event table: floating-point metadata prints with significant digits") {
+  ETDump dump;
+  RunBlock b;
+  b.name = "forward";
+  Event step = profile("", 0, 1, 1, 2);
+  const float tiny = 3e-7f;
+  step.profile.delegate_debug_metadata.resize(sizeof tiny);
+  std::memcpy(step.profile.delegate_debug_metadata.data(), &tiny, sizeof tiny);
+  b.events = {profile("DELEGATE_CALL", 0, -1, 0, 10), step};
+  dump.blocks = {b};
+  Result<Trace> trace = build_trace(dump, "t.etdump");
+  REQUIRE(trace.ok());
+  Result<MetadataLayout> layout = parse_metadata_layout("f32:scale");
+  REQUIRE(layout.ok());
+  const Table t = event_table(*trace, {0, 1}, TimeUnit::Ns, nullptr, &*layout);
+  const std::string text = render({t}, Format::Table);
+  CAPTURE(text);
+  CHECK(text.find(" 3e-07\n") != std::string::npos);  // not 0.000000
 }
 
 }  // namespace
