@@ -8,8 +8,8 @@
 #include <tuple>
 #include <utility>
 
-#include "etkit/host/shape_text.h"
 #include "etkit/inspect/event_table.h"
+#include "etkit/inspect/method_map.h"
 #include "etkit/inspect/values.h"
 #include "etkit/inspect/operator_naming.h"
 
@@ -39,17 +39,18 @@ int64_t anchor_handle(const Trace& trace, const TraceValue& v, const DebugMap* m
 }
 
 // Keys of every value of `trace`, in order; by debug handle when `map` is given (values the
-// map names nothing for keep their position).
-std::vector<Key> keys_of(const Trace& trace, const DebugMap* map) {
+// map names nothing for keep their position). Methods are named through `methods` (B's side).
+std::vector<Key> keys_of(const Trace& trace, const DebugMap* map, const MethodMap& methods) {
   std::map<Key, size_t> seen;  // key without occurrence -> count
   std::vector<Key> keys;
   keys.reserve(trace.values.size());
   for (const TraceValue& v : trace.values) {
     const TraceBlock& b = trace.blocks[v.block];
+    const std::string& method = method_in_a(methods, b.method);
     const int64_t handle = anchor_handle(trace, v, map);
-    Key k = handle >= 0 ? Key{b.method, b.load, b.iteration, handle, -1, "", v.is_output,
+    Key k = handle >= 0 ? Key{method, b.load, b.iteration, handle, -1, "", v.is_output,
                               v.list_index, 0}
-                        : Key{b.method, b.load, b.iteration, -1, v.instruction, v.delegate_id,
+                        : Key{method, b.load, b.iteration, -1, v.instruction, v.delegate_id,
                               v.is_output, v.list_index, 0};
     std::get<8>(k) = seen[k]++;
     keys.push_back(std::move(k));
@@ -67,6 +68,21 @@ Result<std::vector<double>> elements_of(const TraceValue& v, const DebugBuffer& 
 
 bool is_tensor(const TraceValue& v) {
   return v.kind == LoggedValue::Kind::Tensor || v.kind == LoggedValue::Kind::TensorList;
+}
+
+// "b value 4 (forward, iteration 1, instruction 0 addmm.out)".
+std::string value_place(const char* side, const Trace& trace, const TraceValue& v) {
+  const TraceBlock& b = trace.blocks[v.block];
+  std::string out = std::string(side) + " value " + std::to_string(v.index) + " (" + b.method +
+                    ", " + (b.load ? std::string("load") : "iteration " + std::to_string(b.iteration));
+  if (v.instruction >= 0) {
+    out += ", instruction " + std::to_string(v.instruction);
+    if (!v.op.empty()) out += " " + v.op;
+  }
+  if (!v.delegate_id.empty()) out += ", delegate " + v.delegate_id;
+  if (v.is_output) out += ", output";
+  if (v.list_index > 0) out += ", list index " + std::to_string(v.list_index);
+  return out + ")";
 }
 
 Cell instruction_cell(const TraceValue& v) {
@@ -115,28 +131,31 @@ bool measure(const std::vector<double>& ea, const std::vector<double>& eb,
 }  // namespace
 
 CompareResult compare_values(const ValueSource& a, const ValueSource& b,
-                             const Tolerance& tolerance) {
+                             const Tolerance& tolerance, const MethodMap& methods) {
   CompareResult result;
+  result.values_a = a.trace->values.size();
+  result.values_b = b.trace->values.size();
   const bool by_handle = a.map != nullptr && b.map != nullptr;
   Table& t = result.table;
+  t.name = "compare";
   t.title = "values of " + a.trace->path + " (a) against " + b.trace->path + " (b)";
   if (by_handle) {
     t.columns = {{"method", 0},        {"kind", 0},       {"iteration", 0},  {"debug_handle", 0},
                  {"node", 0},          {"instruction", 0}, {"op", 0},        {"delegate", 0},
                  {"instruction_b", 0}, {"op_b", 0},       {"delegate_b", 0}, {"output", 0},
                  {"list_index", 0},    {"occurrence", 0}, {"value_a", 0},    {"value_b", 0},
-                 {"shape", 0},         {"mse", 6},        {"max_abs_error", 6},
+                 {"shape", 0},         {"mse", kSignificantDigits},        {"max_abs_error", kSignificantDigits},
                  {"snr_db", 2},        {"cosine", 6},     {"status", 0},     {"first", 0}};
   } else {
     t.columns = {{"method", 0},    {"kind", 0},       {"iteration", 0}, {"instruction", 0},
                  {"op", 0},        {"delegate", 0},   {"output", 0},    {"list_index", 0},
                  {"occurrence", 0}, {"value_a", 0},   {"value_b", 0},   {"shape", 0},
-                 {"mse", 6},       {"max_abs_error", 6}, {"snr_db", 2}, {"cosine", 6},
+                 {"mse", kSignificantDigits},       {"max_abs_error", kSignificantDigits}, {"snr_db", 2}, {"cosine", 6},
                  {"status", 0},    {"first", 0}};
   }
   const size_t measured_end = t.columns.size() - 2;  // status and first follow the measures
-  const std::vector<Key> keys_a = keys_of(*a.trace, a.map);
-  const std::vector<Key> keys_b = keys_of(*b.trace, b.map);
+  const std::vector<Key> keys_a = keys_of(*a.trace, a.map, {});
+  const std::vector<Key> keys_b = keys_of(*b.trace, b.map, methods);
   std::map<Key, size_t> index_b;
   for (size_t i = 0; i < keys_b.size(); ++i) index_b.emplace(keys_b[i], i);
   std::vector<bool> used_b(keys_b.size(), false);
@@ -144,7 +163,7 @@ CompareResult compare_values(const ValueSource& a, const ValueSource& b,
 
   // A row up to `shape`: the place from `k`, A's side from `va`, B's from `vb` (either null).
   auto add_row = [&](const Key& k, const TraceValue* va, const TraceValue* vb,
-                     std::string shape) -> std::vector<Cell>& {
+                     Cell shape) -> std::vector<Cell>& {
     std::vector<Cell> row;
     row.emplace_back(std::get<0>(k));
     row.emplace_back(std::string(std::get<1>(k) ? "load" : "execute"));
@@ -192,10 +211,11 @@ CompareResult compare_values(const ValueSource& a, const ValueSource& b,
 
   for (size_t i = 0; i < keys_a.size(); ++i) {
     const TraceValue& va = a.trace->values[i];
-    const std::string shape = is_tensor(va) ? shape_text(va.tensor.sizes) : std::string();
+    const Cell shape = is_tensor(va) ? shape_cell(va.tensor.sizes) : Cell();
     auto it = index_b.find(keys_a[i]);
     if (it == index_b.end()) {
       ++result.unmatched;
+      result.unmatched_values.push_back(value_place("a", *a.trace, va));
       finish(add_row(keys_a[i], &va, nullptr, shape), "only_a", "");
       continue;
     }
@@ -233,21 +253,56 @@ CompareResult compare_values(const ValueSource& a, const ValueSource& b,
     if (used_b[i]) continue;
     ++result.unmatched;
     const TraceValue& vb = b.trace->values[i];
-    finish(add_row(keys_b[i], nullptr, &vb, is_tensor(vb) ? shape_text(vb.tensor.sizes) : std::string()),
+    result.unmatched_values.push_back(value_place("b", *b.trace, vb));
+    finish(add_row(keys_b[i], nullptr, &vb, is_tensor(vb) ? shape_cell(vb.tensor.sizes) : Cell()),
            "only_b", "");
   }
   return result;
 }
 
-Table compare_summary_table(const CompareResult& r) {
+Table compare_summary_table(const CompareResult& r, bool allow_unmatched) {
   Table summary;
+  summary.name = "compare_summary";
   summary.title = "compare summary";
   summary.columns = {{"matched", 0},   {"past_tolerance", 0}, {"not_comparable", 0},
-                     {"unmatched", 0}, {"max_abs_error", 6}, {"result", 0}};
+                     {"unmatched", 0}, {"max_abs_error", kSignificantDigits}, {"result", 0}};
   summary.rows.push_back({static_cast<int64_t>(r.matched), static_cast<int64_t>(r.past_tolerance),
                           static_cast<int64_t>(r.unreadable), static_cast<int64_t>(r.unmatched),
-                          r.max_abs_error, std::string(r.failed() ? "fail" : "pass")});
+                          r.max_abs_error,
+                          std::string(verdict_name(r.verdict(allow_unmatched)))});
   return summary;
+}
+
+std::string compare_incomplete_text(const CompareResult& r, const Trace& a, const Trace& b,
+                                    const MethodMap& methods, size_t limit) {
+  if (r.values_a == 0 || r.values_b == 0) {
+    const std::string who = r.values_a == 0 && r.values_b == 0 ? a.path + " and " + b.path
+                            : r.values_a == 0                  ? a.path
+                                                               : b.path;
+    return "nothing was compared: " + who +
+           " logged no values (trace-run logs them with --log intermediates or --log outputs)";
+  }
+  if (r.matched == 0) {
+    bool shared = false;
+    for (const TraceBlock& x : a.blocks) {
+      for (const TraceBlock& y : b.blocks) {
+        shared = shared || x.method == method_in_a(methods, y.method);
+      }
+    }
+    if (!shared) {
+      return "nothing was compared: no method in common (methods of a: " + method_list(a) +
+             "; of b: " + method_list(b) + "); pair them with --method-map A=B";
+    }
+  }
+  if (r.unmatched == 0) return r.matched == 0 ? "nothing was compared" : std::string();
+  std::string out = std::to_string(r.unmatched) + " of " +
+                    std::to_string(r.values_a + r.values_b) + " values unmatched: ";
+  const size_t shown = std::min(limit, r.unmatched_values.size());
+  for (size_t i = 0; i < shown; ++i) out += (i > 0 ? ", " : "") + r.unmatched_values[i];
+  if (shown < r.unmatched_values.size()) {
+    out += "; and " + std::to_string(r.unmatched_values.size() - shown) + " more";
+  }
+  return out;
 }
 
 }  // namespace etkit::inspect

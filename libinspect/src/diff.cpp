@@ -4,10 +4,13 @@
 #include <charconv>
 #include <cmath>
 #include <map>
+#include <set>
+#include <span>
 #include <tuple>
 #include <utility>
 
 #include "etkit/inspect/event_table.h"
+#include "etkit/inspect/operator_naming.h"
 
 namespace etkit::inspect {
 
@@ -18,68 +21,200 @@ const char* diff_status_name(DiffStatus status) {
     case DiffStatus::Improvement: return "improvement";
     case DiffStatus::OnlyA: return "only_a";
     case DiffStatus::OnlyB: return "only_b";
+    case DiffStatus::OpChanged: return "op_changed";
+    case DiffStatus::FewSamples: return "few_samples";
   }
   return "ok";
 }
 
+Result<DiffStatistic> parse_diff_statistic(std::string_view text) {
+  if (text == "median") return DiffStatistic::Median;
+  if (text == "mean") return DiffStatistic::Mean;
+  if (text == "min") return DiffStatistic::Min;
+  return Error(ErrorCode::InvalidArgument,
+               "unknown statistic '%.*s' (expected median, mean or min)",
+               static_cast<int>(text.size()), text.data());
+}
+
+const char* diff_statistic_column(DiffStatistic statistic) {
+  switch (statistic) {
+    case DiffStatistic::Median: return "p50";
+    case DiffStatistic::Mean: return "mean";
+    case DiffStatistic::Min: return "min";
+  }
+  return "p50";
+}
+
 namespace {
 
+// An event matched by name: method (A's name), instruction, name.
 using Key = std::tuple<std::string, int32_t, std::string>;
+// A debug handle of a method (A's name).
+using Handle = std::pair<std::string, uint32_t>;
 
 struct Samples {
   std::vector<double> durations;
   std::string op;
 };
 
-std::map<Key, Samples> collect(const TraceSelection& s) {
-  std::map<Key, Samples> out;
+// One side's events: by name, and (matching by handle) each handle event's handles and time.
+struct Side {
+  std::map<Key, Samples> by_name;
+  struct HandleEvent {
+    std::string method;  // A's name
+    uint32_t block = 0;
+    std::vector<uint32_t> handles;
+    double duration = 0;
+    std::string op;
+  };
+  std::vector<HandleEvent> handle_events;
+};
+
+// Whether `e` is the outermost selected event of its instruction.
+bool is_root(const Trace& trace, const TraceEvent& e, const std::vector<bool>& selected) {
+  for (int32_t p = e.parent; p >= 0; p = trace.events[static_cast<size_t>(p)].parent) {
+    const TraceEvent& up = trace.events[static_cast<size_t>(p)];
+    if (up.instruction != e.instruction || up.chain != e.chain) break;
+    if (selected[static_cast<size_t>(p)]) return false;
+  }
+  return true;
+}
+
+Side collect(const TraceSelection& s, const MethodMap& methods, const DebugMap* map) {
+  Side side;
+  const Trace& trace = *s.trace;
+  std::vector<bool> selected;
+  if (map != nullptr) {
+    selected.assign(trace.events.size(), false);
+    for (size_t i : s.events) selected[i] = true;
+  }
   for (size_t i : s.events) {
-    const TraceEvent& e = s.trace->events[i];
-    Samples& samples =
-        out[{s.trace->blocks[e.block].method, e.instruction, std::string(e.name)}];
+    const TraceEvent& e = trace.events[i];
+    const std::string& method = method_in_a(methods, trace.blocks[e.block].method);
+    if (map != nullptr && !e.device && e.instruction >= 0) {
+      // An instruction the map names handles for is matched by handle: its outermost event
+      // (a kernel's) or its delegate events (a DelegateCall's); the rest of it is left out.
+      const InstructionEntry* entry = nullptr;
+      if (Result<const MethodDebugMap*> m = debug_map_method(*map, trace.blocks[e.block].method, "");
+          m.ok()) {
+        entry = (*m)->find_instruction(e.chain, e.instruction);
+      }
+      const bool delegate_call = entry != nullptr && entry->kind == InstructionKind::Delegate;
+      if (entry != nullptr && (delegate_call || !entry->debug_handles.empty())) {
+        const bool counted = delegate_call ? e.delegate : !e.delegate && is_root(trace, e, selected);
+        if (!counted) continue;
+        const std::span<const uint32_t> handles = event_debug_handles(trace, e, *map);
+        if (!handles.empty()) {
+          side.handle_events.push_back({method, e.block, {handles.begin(), handles.end()},
+                                        e.duration_ns, std::string(e.delegate ? e.name : e.op)});
+          continue;
+        }
+        if (!delegate_call) continue;  // a kernel's handles were checked non-empty above
+        // A delegate event the map names no handle for: matched by name below.
+      }
+    }
+    Samples& samples = side.by_name[{method, e.instruction, std::string(e.name)}];
     samples.durations.push_back(e.duration_ns);
     if (samples.op.empty()) samples.op = std::string(e.op);
   }
-  for (auto& [key, samples] : out) std::sort(samples.durations.begin(), samples.durations.end());
+  for (auto& [key, samples] : side.by_name) {
+    std::sort(samples.durations.begin(), samples.durations.end());
+  }
+  return side;
+}
+
+double statistic_of(const std::vector<double>& sorted, DiffStatistic statistic) {
+  switch (statistic) {
+    case DiffStatistic::Median: return percentile(sorted, 50);
+    case DiffStatistic::Mean: {
+      double sum = 0;
+      for (double d : sorted) sum += d;
+      return sum / static_cast<double>(sorted.size());
+    }
+    case DiffStatistic::Min: return sorted.front();
+  }
+  return percentile(sorted, 50);
+}
+
+// Union-find over the handles of both sides: handles one event stands for together are one
+// group.
+class HandleGroups {
+ public:
+  void join(const std::string& method, const std::vector<uint32_t>& handles) {
+    for (uint32_t h : handles) parent_.try_emplace({method, h}, Handle{method, h});
+    for (size_t k = 1; k < handles.size(); ++k) {
+      const Handle x = find({method, handles[0]});
+      const Handle y = find({method, handles[k]});
+      if (x != y) parent_[std::max(x, y)] = std::min(x, y);  // the smallest handle leads
+    }
+  }
+  Handle find(Handle h) {
+    while (parent_.at(h) != h) h = parent_.at(h) = parent_.at(parent_.at(h));
+    return h;
+  }
+  // Every handle of each group, ascending, by the group's leader.
+  std::map<Handle, std::vector<uint32_t>> groups() {
+    std::map<Handle, std::vector<uint32_t>> out;
+    for (const auto& [h, p] : parent_) out[find(h)].push_back(h.second);
+    return out;
+  }
+
+ private:
+  std::map<Handle, Handle> parent_;
+};
+
+// Per group leader: the samples (one per block, the sum of the group's events there) and the
+// operators, in order of first appearance.
+std::map<Handle, Samples> group_samples(const Side& side, HandleGroups& groups) {
+  std::map<Handle, std::map<uint32_t, double>> per_block;
+  std::map<Handle, Samples> out;
+  for (const Side::HandleEvent& e : side.handle_events) {
+    const Handle leader = groups.find({e.method, e.handles[0]});
+    per_block[leader][e.block] += e.duration;
+    std::string& ops = out[leader].op;
+    if (!e.op.empty() && ("," + ops + ",").find("," + e.op + ",") == std::string::npos) {
+      ops += (ops.empty() ? "" : ",") + e.op;
+    }
+  }
+  for (auto& [leader, blocks] : per_block) {
+    std::vector<double>& d = out[leader].durations;
+    for (const auto& [block, sum] : blocks) d.push_back(sum);
+    std::sort(d.begin(), d.end());
+  }
   return out;
 }
 
-}  // namespace
-
-DiffResult diff_traces(const TraceSelection& a, const TraceSelection& b,
-                       const DiffOptions& options) {
-  const std::map<Key, Samples> in_a = collect(a);
-  const std::map<Key, Samples> in_b = collect(b);
-  std::map<Key, DiffRow> rows;
-  auto row_for = [&](const Key& key) -> DiffRow& {
-    DiffRow& r = rows[key];
-    std::tie(r.method, r.instruction, r.name) = key;
-    return r;
-  };
-  for (const auto& [key, s] : in_a) {
-    DiffRow& r = row_for(key);
-    r.count_a = s.durations.size();
-    r.p50_a = percentile(s.durations, 50);
-    r.op = s.op;
+// Fills the statistics of `r` from both sides' samples (either may be null) and judges it.
+void judge(DiffRow& r, const Samples* a, const Samples* b, bool check_op,
+           const DiffOptions& options, DiffResult& result) {
+  if (a != nullptr) {
+    r.count_a = a->durations.size();
+    r.stat_a = statistic_of(a->durations, options.statistic);
+    r.op = a->op;
   }
-  for (const auto& [key, s] : in_b) {
-    DiffRow& r = row_for(key);
-    r.count_b = s.durations.size();
-    r.p50_b = percentile(s.durations, 50);
-    if (r.op.empty()) r.op = s.op;
+  if (b != nullptr) {
+    r.count_b = b->durations.size();
+    r.stat_b = statistic_of(b->durations, options.statistic);
+    r.op_b = b->op;
   }
-  DiffResult result;
-  for (auto& [key, r] : rows) {
-    r.delta = r.p50_b - r.p50_a;
-    r.delta_pct = r.p50_a > 0 ? 100.0 * r.delta / r.p50_a : 0;
-    if (r.count_b == 0) {
-      r.status = DiffStatus::OnlyA;
-      ++result.only_a;
-    } else if (r.count_a == 0) {
-      r.status = DiffStatus::OnlyB;
-      ++result.only_b;
-    } else if (std::fabs(r.delta) > options.min_time_ns &&
-               (r.p50_a > 0 ? std::fabs(r.delta_pct) > options.threshold_pct : r.delta != 0)) {
+  r.delta = r.stat_b - r.stat_a;
+  r.delta_pct = r.stat_a > 0 ? 100.0 * r.delta / r.stat_a : 0;
+  if (b == nullptr) {
+    r.status = DiffStatus::OnlyA;
+    ++result.only_a;
+  } else if (a == nullptr) {
+    r.status = DiffStatus::OnlyB;
+    ++result.only_b;
+  } else if (check_op && !r.op.empty() && !r.op_b.empty() && r.op != r.op_b) {
+    r.status = DiffStatus::OpChanged;
+    ++result.op_changed;
+  } else if (r.count_a < options.min_samples || r.count_b < options.min_samples) {
+    r.status = DiffStatus::FewSamples;
+    ++result.few_samples;
+  } else {
+    ++result.judged;
+    if (std::fabs(r.delta) > options.min_time_ns &&
+        (r.stat_a > 0 ? std::fabs(r.delta_pct) > options.threshold_pct : r.delta != 0)) {
       if (r.delta > 0) {
         r.status = DiffStatus::Regression;
         ++result.regressions;
@@ -88,6 +223,47 @@ DiffResult diff_traces(const TraceSelection& a, const TraceSelection& b,
         ++result.improvements;
       }
     }
+  }
+}
+
+}  // namespace
+
+DiffResult diff_traces(const TraceSelection& a, const TraceSelection& b,
+                       const DiffOptions& options) {
+  const bool by_handle = options.map_a != nullptr && options.map_b != nullptr;
+  const Side in_a = collect(a, {}, by_handle ? options.map_a : nullptr);
+  const Side in_b = collect(b, options.methods, by_handle ? options.map_b : nullptr);
+  DiffResult result;
+  result.statistic = options.statistic;
+  result.by_handle = by_handle;
+  std::set<Key> keys;
+  for (const auto& [key, s] : in_a.by_name) keys.insert(key);
+  for (const auto& [key, s] : in_b.by_name) keys.insert(key);
+  for (const Key& key : keys) {
+    DiffRow r;
+    std::tie(r.method, r.instruction, r.name) = key;
+    auto ia = in_a.by_name.find(key);
+    auto ib = in_b.by_name.find(key);
+    judge(r, ia != in_a.by_name.end() ? &ia->second : nullptr,
+          ib != in_b.by_name.end() ? &ib->second : nullptr, true, options, result);
+    result.rows.push_back(std::move(r));
+  }
+  if (!by_handle) return result;
+  HandleGroups groups;
+  for (const Side* side : {&in_a, &in_b}) {
+    for (const Side::HandleEvent& e : side->handle_events) groups.join(e.method, e.handles);
+  }
+  const std::map<Handle, Samples> ga = group_samples(in_a, groups);
+  const std::map<Handle, Samples> gb = group_samples(in_b, groups);
+  for (auto& [leader, handles] : groups.groups()) {
+    DiffRow r;
+    r.method = leader.first;
+    r.handles = handles;
+    r.name = node_names_text(*options.map_a, r.method, handles);
+    auto ia = ga.find(leader);
+    auto ib = gb.find(leader);
+    judge(r, ia != ga.end() ? &ia->second : nullptr, ib != gb.end() ? &ib->second : nullptr,
+          false, options, result);
     result.rows.push_back(std::move(r));
   }
   return result;
@@ -95,12 +271,19 @@ DiffResult diff_traces(const TraceSelection& a, const TraceSelection& b,
 
 Table diff_table(const DiffResult& result, TimeUnit unit, std::string title) {
   const int d = time_decimals(unit);
+  const std::string stat = diff_statistic_column(result.statistic);
   Table t;
+  t.name = "diff";
   t.title = std::move(title);
   t.unit = time_unit_name(unit);
-  t.columns = {{"method", 0},  {"instruction", 0}, {"name", 0},  {"op", 0},
-               {"count_a", 0}, {"count_b", 0},     {"p50_a", d}, {"p50_b", d},
-               {"delta", d},   {"delta_pct", 1},   {"status", 0}};
+  t.columns = {{"method", 0}, {"instruction", 0}};
+  if (result.by_handle) t.columns.push_back({"debug_handles", 0});
+  const std::vector<Column> rest = {{"name", 0},           {"op", 0},
+                                    {"op_b", 0},           {"count_a", 0},
+                                    {"count_b", 0},        {stat + "_a", d, true},
+                                    {stat + "_b", d, true}, {"delta", d, true},
+                                    {"delta_pct", 1},      {"status", 0}};
+  t.columns.insert(t.columns.end(), rest.begin(), rest.end());
   for (const DiffRow& r : result.rows) {
     std::vector<Cell> row;
     row.emplace_back(r.method);
@@ -109,15 +292,17 @@ Table diff_table(const DiffResult& result, TimeUnit unit, std::string title) {
     } else {
       row.emplace_back(std::monostate{});
     }
+    if (result.by_handle) row.push_back(handles_cell(r.handles));
     row.emplace_back(r.name);
     row.emplace_back(r.op);
+    row.emplace_back(r.op_b);
     row.emplace_back(static_cast<int64_t>(r.count_a));
     row.emplace_back(static_cast<int64_t>(r.count_b));
     const bool both = r.count_a > 0 && r.count_b > 0;
-    row.emplace_back(r.count_a > 0 ? Cell(from_ns(r.p50_a, unit)) : Cell());
-    row.emplace_back(r.count_b > 0 ? Cell(from_ns(r.p50_b, unit)) : Cell());
+    row.emplace_back(r.count_a > 0 ? Cell(from_ns(r.stat_a, unit)) : Cell());
+    row.emplace_back(r.count_b > 0 ? Cell(from_ns(r.stat_b, unit)) : Cell());
     row.emplace_back(both ? Cell(from_ns(r.delta, unit)) : Cell());
-    row.emplace_back(both && r.p50_a > 0 ? Cell(r.delta_pct) : Cell());
+    row.emplace_back(both && r.stat_a > 0 ? Cell(r.delta_pct) : Cell());
     row.emplace_back(std::string(diff_status_name(r.status)));
     t.rows.push_back(std::move(row));
   }
@@ -126,14 +311,37 @@ Table diff_table(const DiffResult& result, TimeUnit unit, std::string title) {
 
 Table diff_summary_table(const DiffResult& result) {
   Table t;
+  t.name = "diff_summary";
   t.title = "diff summary";
-  t.columns = {{"regressions", 0}, {"improvements", 0}, {"only_a", 0}, {"only_b", 0},
-               {"result", 0}};
-  t.rows.push_back({static_cast<int64_t>(result.regressions),
-                    static_cast<int64_t>(result.improvements), static_cast<int64_t>(result.only_a),
-                    static_cast<int64_t>(result.only_b),
-                    std::string(result.failed() ? "fail" : "pass")});
+  t.columns = {{"judged", 0}, {"regressions", 0}, {"improvements", 0}, {"op_changed", 0},
+               {"only_a", 0}, {"only_b", 0},      {"few_samples", 0},  {"result", 0}};
+  t.rows.push_back({static_cast<int64_t>(result.judged), static_cast<int64_t>(result.regressions),
+                    static_cast<int64_t>(result.improvements),
+                    static_cast<int64_t>(result.op_changed), static_cast<int64_t>(result.only_a),
+                    static_cast<int64_t>(result.only_b), static_cast<int64_t>(result.few_samples),
+                    std::string(verdict_name(result.verdict()))});
   return t;
+}
+
+std::string diff_incomplete_text(const DiffResult& result, const Trace& a, const Trace& b,
+                                 const DiffOptions& options) {
+  if (result.verdict() != Verdict::Incomplete) return std::string();
+  bool shared = false;
+  for (const TraceBlock& x : a.blocks) {
+    for (const TraceBlock& y : b.blocks) {
+      shared = shared || x.method == method_in_a(options.methods, y.method);
+    }
+  }
+  if (!shared) {
+    return "nothing was compared: no method in common (methods of a: " + method_list(a) +
+           "; of b: " + method_list(b) + "); pair them with --method-map A=B";
+  }
+  if (result.few_samples > 0) {
+    return "nothing was compared: " + std::to_string(result.few_samples) +
+           " matched events, each with fewer than " + std::to_string(options.min_samples) +
+           " samples on a side (--min-samples)";
+  }
+  return "nothing was compared: no event of a matches one of b";
 }
 
 Result<double> parse_duration_ns(std::string_view text) {

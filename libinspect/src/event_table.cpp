@@ -2,6 +2,8 @@
 #include "etkit/inspect/operator_naming.h"
 
 #include <map>
+
+#include "etkit/host/shape_text.h"
 #include <string_view>
 #include <tuple>
 
@@ -18,32 +20,38 @@ namespace {
 // The indices of the values logged at (block, instruction, delegate id), as "0,1".
 using Place = std::tuple<uint32_t, int32_t, std::string_view>;
 
-std::map<Place, std::string> values_by_place(const Trace& trace) {
-  std::map<Place, std::string> out;
+std::map<Place, IntList> values_by_place(const Trace& trace) {
+  std::map<Place, IntList> out;
   for (const TraceValue& v : trace.values) {
     if (v.instruction < 0 || v.list_index > 0) continue;  // a list is one value
-    std::string& cell = out[Place{v.block, v.instruction, v.delegate_id}];
-    cell += (cell.empty() ? "" : ",") + std::to_string(v.index);
+    IntList& cell = out[Place{v.block, v.instruction, v.delegate_id}];
+    cell.text += (cell.text.empty() ? "" : ",") + std::to_string(v.index);
+    cell.items.push_back(static_cast<int64_t>(v.index));
   }
   return out;
 }
 
 }  // namespace
 
-int time_decimals(TimeUnit unit) {
-  switch (unit) {
-    case TimeUnit::Ns: return 0;
-    case TimeUnit::Us: return 3;
-    case TimeUnit::Ms: return 6;
-    case TimeUnit::S: return 9;
-  }
-  return 3;
-}
-
 std::string handles_text(std::span<const uint32_t> handles) {
   std::string out;
   for (uint32_t h : handles) out += (out.empty() ? "" : ",") + std::to_string(h);
   return out;
+}
+
+Cell handles_cell(std::span<const uint32_t> handles) {
+  if (handles.empty()) return std::monostate{};
+  IntList list;
+  list.text = handles_text(handles);
+  list.items.assign(handles.begin(), handles.end());
+  return list;
+}
+
+Cell shape_cell(std::span<const int64_t> sizes) {
+  IntList list;
+  list.text = shape_text(sizes);
+  list.items.assign(sizes.begin(), sizes.end());
+  return list;
 }
 
 std::string node_names_text(const DebugMap& map, const std::string& method,
@@ -76,22 +84,26 @@ Table event_table(const Trace& trace, const std::vector<size_t>& selected, TimeU
                   const DebugMap* map, const MetadataLayout* layout) {
   const int d = time_decimals(unit);
   Table t;
+  t.name = "events";
   t.title = "events of " + trace.path;
   t.unit = time_unit_name(unit);
   t.columns = {{"block", 0},       {"method", 0}, {"kind", 0}, {"iteration", 0}, {"name", 0},
                {"op", 0},          {"instruction", 0}, {"delegate", 0}, {"depth", 0},
-               {"start", d},       {"duration", d}, {"self", d}};
+               {"start", d, true}, {"duration", d, true}, {"self", d, true}};
   if (map != nullptr) {
     t.columns.insert(t.columns.begin() + 8, {{"handles", 0}, {"ops", 0}});
   }
   const bool with_values = !trace.values.empty();
-  std::map<Place, std::string> logged;
+  std::map<Place, IntList> logged;
   if (with_values) {
     logged = values_by_place(trace);
     t.columns.insert(t.columns.begin() + (map != nullptr ? 10 : 8), {"values", 0});
   }
   if (layout != nullptr) {
-    for (std::string& c : layout->columns()) t.columns.push_back({std::move(c), 6});
+    // Floating-point fields may be of any magnitude: 6 significant digits, not 6 decimals.
+    for (std::string& c : layout->columns()) {
+      t.columns.push_back({std::move(c), kSignificantDigits});
+    }
   }
   t.rows.reserve(selected.size());
   for (size_t i : selected) {
@@ -117,16 +129,16 @@ Table event_table(const Trace& trace, const std::vector<size_t>& selected, TimeU
     row.emplace_back(std::string(e.delegate_id));
     if (map != nullptr) {
       const std::span<const uint32_t> handles = event_debug_handles(trace, e, *map);
-      row.emplace_back(handles_text(handles));
+      row.push_back(handles_cell(handles));
       row.emplace_back(node_names_text(*map, b.method, handles));
     }
     if (with_values) {
-      std::string cell;
+      Cell cell;
       if (e.delegate || is_instruction_event(e)) {
         auto it = logged.find(Place{e.block, e.instruction, e.delegate ? e.delegate_id : ""});
         if (it != logged.end()) cell = it->second;
       }
-      row.emplace_back(std::move(cell));
+      row.push_back(std::move(cell));
     }
     row.emplace_back(static_cast<int64_t>(e.depth));
     row.emplace_back(from_ns(e.start_ns, unit));

@@ -114,6 +114,7 @@ ProfilerCounters profiler_counters(const ETDump& dump, bool by_instruction) {
 Table profiler_counters_table(const ProfilerCounters& counters, bool by_instruction,
                               std::string title) {
   Table t;
+  t.name = "profiler_counters";
   t.title = std::move(title);
   t.columns = {{"method", 0}, {by_instruction ? "instruction" : "name", 0}, {"device", 0},
                {"count", 0}};

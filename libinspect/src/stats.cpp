@@ -283,7 +283,7 @@ std::vector<GroupStats> StatsAccumulator::finish(SortKey sort) {
 
 Error accumulate_stats(TraceReader& reader, EventSelector* selector, OperatorNamer* namer,
                        StatsAccumulator& by, StatsAccumulator* ops,
-                       CounterAccumulator* counters) {
+                       CounterAccumulator* counters, const MethodMap* methods) {
   Trace trace = reader.skeleton();
   std::vector<size_t> selected;
   for (size_t b = 0; b < trace.blocks.size(); ++b) {
@@ -296,9 +296,16 @@ Error accumulate_stats(TraceReader& reader, EventSelector* selector, OperatorNam
     if (!use) continue;
     selected.clear();
     selector->select_block(trace, b, selected);
+    // Counted under the method's name in the map, once named and selected by its own.
+    std::string own;
+    if (methods != nullptr) {
+      own = trace.blocks[b].method;
+      trace.blocks[b].method = method_in_a(*methods, own);
+    }
     by.add(trace, selected);
     if (ops != nullptr) ops->add(trace, selected);
     if (counters != nullptr) counters->add(trace, selected);
+    if (methods != nullptr) trace.blocks[b].method = std::move(own);
   }
   return Error();
 }
@@ -314,6 +321,7 @@ Table stats_table(const std::vector<GroupStats>& stats, GroupBy by, TimeUnit uni
                   std::string title) {
   const int d = time_decimals(unit);
   Table t;
+  t.name = "stats";
   t.title = std::move(title);
   t.unit = time_unit_name(unit);
   const char* key_name = by == GroupBy::Name          ? "name"
@@ -325,7 +333,7 @@ Table stats_table(const std::vector<GroupStats>& stats, GroupBy by, TimeUnit uni
   if (by == GroupBy::Instruction || by == GroupBy::DebugHandle) t.columns.push_back({"op", 0});
   for (const char* c : {"count"}) t.columns.push_back({c, 0});
   for (const char* c : {"min", "p10", "p50", "p90", "mean", "max", "total", "self"}) {
-    t.columns.push_back({c, d});
+    t.columns.push_back({c, d, true});
   }
   t.columns.push_back({"share", 1});
   const size_t n = top == 0 ? stats.size() : std::min(top, stats.size());
@@ -362,10 +370,11 @@ Table operator_summary_table(std::vector<GroupStats> ops, TimeUnit unit, std::st
   for (const GroupStats& g : ops) op_time[g.method] += g.total;
   const int d = time_decimals(unit);
   Table t;
+  t.name = "operator_summary";
   t.title = std::move(title);
   t.unit = time_unit_name(unit);
-  t.columns = {{"method", 0}, {"operator", 0}, {"calls", 0}, {"total", d},
-               {"mean", d},   {"percent", 1},  {"cumulative", 1}};
+  t.columns = {{"method", 0},     {"operator", 0},  {"calls", 0},     {"total", d, true},
+               {"mean", d, true}, {"percent", 1},   {"cumulative", 1}};
   // By method (ascending), then total descending, then operator.
   std::sort(ops.begin(), ops.end(), [](const GroupStats& a, const GroupStats& b) {
     if (a.method != b.method) return a.method < b.method;
@@ -397,10 +406,11 @@ Table device_summary_table(std::vector<GroupStats> ops, TimeUnit unit, std::stri
   });
   const int d = time_decimals(unit);
   Table t;
+  t.name = "device_summary";
   t.title = std::move(title);
   t.unit = time_unit_name(unit);
-  t.columns = {{"method", 0}, {"device", 0}, {"events", 0},
-               {"total", d},  {"mean", d},   {"percent", 1}};
+  t.columns = {{"method", 0},      {"device", 0},     {"events", 0},
+               {"total", d, true}, {"mean", d, true}, {"percent", 1}};
   constexpr std::string_view kLabel = "device:";
   for (const GroupStats& g : ops) {
     const double host = host_time[g.method];

@@ -19,7 +19,7 @@ Error gather_dump_stats(TraceReader& reader, EventSelector* selector, const Prog
   out.counters = std::make_unique<CounterAccumulator>(options.by == GroupBy::Instruction);
   // With a namer every block is named, as a whole load would, to report a mismatch.
   return accumulate_stats(reader, selector, namer ? &*namer : nullptr, *out.by, out.ops.get(),
-                          out.counters.get());
+                          out.counters.get(), options.methods);
 }
 
 namespace {

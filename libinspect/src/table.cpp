@@ -4,7 +4,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <cstdio>
+#include <vector>
+
+#include "etkit/inspect/time_unit.h"
 
 namespace etkit::inspect {
 
@@ -26,14 +30,58 @@ std::string cell_text(const Cell& cell, const Column& column) {
     if (std::isnan(*d)) return "nan";
     if (std::isinf(*d)) return *d > 0 ? "inf" : "-inf";
     char buf[64];
-    std::snprintf(buf, sizeof buf, "%.*f", column.decimals, *d);
+    if (column.decimals == kSignificantDigits) {
+      std::snprintf(buf, sizeof buf, "%.6g", *d);
+    } else {
+      std::snprintf(buf, sizeof buf, "%.*f", column.decimals, *d);
+    }
     // "-0.000" reads as a negative value; print it as zero.
     std::string s = buf;
     if (s[0] == '-' && s.find_first_not_of("-0.") == std::string::npos) s.erase(0, 1);
     return s;
   }
   if (const auto* s = std::get_if<std::string>(&cell)) return *s;
+  if (const auto* l = std::get_if<IntList>(&cell)) return l->text;
   return "";
+}
+
+// `t` with each time column converted to the unit its values read best in, the unit named in
+// the column's header; the title names no unit.
+Table with_readable_units(const Table& t) {
+  Result<TimeUnit> from = parse_time_unit(t.unit);
+  if (!from.ok()) return t;
+  Table out = t;
+  out.unit.clear();
+  const double from_ns_per = ns_per(*from);
+  for (size_t c = 0; c < out.columns.size(); ++c) {
+    Column& column = out.columns[c];
+    if (!column.time) continue;
+    // The unit reads best for the column's typical time: the (lower) median of its non-zero
+    // times, so one long event does not push every short one to "0.000030".
+    std::vector<double> times;
+    for (const auto& row : out.rows) {
+      if (c >= row.size()) continue;
+      if (const auto* d = std::get_if<double>(&row[c]);
+          d != nullptr && std::isfinite(*d) && *d != 0) {
+        times.push_back(std::fabs(*d) * from_ns_per);
+      }
+    }
+    double typical = 0;
+    if (!times.empty()) {
+      const auto middle = times.begin() + static_cast<std::ptrdiff_t>((times.size() - 1) / 2);
+      std::nth_element(times.begin(), middle, times.end());
+      typical = *middle;
+    }
+    const TimeUnit to = readable_time_unit(typical);
+    const double factor = from_ns_per / ns_per(to);
+    for (auto& row : out.rows) {
+      if (c >= row.size()) continue;
+      if (auto* d = std::get_if<double>(&row[c])) *d *= factor;
+    }
+    column.decimals = time_decimals(to);
+    column.name += std::string("[") + time_unit_name(to) + "]";
+  }
+  return out;
 }
 
 bool right_aligned(const Cell& cell) {
@@ -115,18 +163,21 @@ nlohmann::ordered_json json_cell(const Cell& cell) {
     return *d;
   }
   if (const auto* s = std::get_if<std::string>(&cell)) return *s;
+  if (const auto* l = std::get_if<IntList>(&cell)) return l->items;
   return nullptr;
 }
 
 }  // namespace
 
-std::string render(const std::vector<Table>& tables, Format format) {
+std::string render(const std::vector<Table>& tables, Format format,
+                   const RenderOptions& options) {
   std::string out;
   if (format == Format::Json) {
     nlohmann::ordered_json doc;
     doc["tables"] = nlohmann::ordered_json::array();
     for (const Table& t : tables) {
       nlohmann::ordered_json jt;
+      jt["name"] = t.name;
       jt["title"] = t.title;
       jt["unit"] = t.unit.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(t.unit);
       jt["rows"] = nlohmann::ordered_json::array();
@@ -146,7 +197,9 @@ std::string render(const std::vector<Table>& tables, Format format) {
   for (size_t i = 0; i < tables.size(); ++i) {
     if (i > 0) out += '\n';
     switch (format) {
-      case Format::Table: render_text(tables[i], out); break;
+      case Format::Table:
+        render_text(options.auto_time_units ? with_readable_units(tables[i]) : tables[i], out);
+        break;
       case Format::Csv: render_separated(tables[i], ',', out); break;
       case Format::Tsv: render_separated(tables[i], '\t', out); break;
       case Format::Json: break;

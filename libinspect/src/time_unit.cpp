@@ -31,4 +31,31 @@ double from_ns(double ns, TimeUnit unit) {
   return ns;
 }
 
+double ns_per(TimeUnit unit) {
+  switch (unit) {
+    case TimeUnit::Ns: return 1;
+    case TimeUnit::Us: return 1e3;
+    case TimeUnit::Ms: return 1e6;
+    case TimeUnit::S: return 1e9;
+  }
+  return 1;
+}
+
+int time_decimals(TimeUnit unit) {
+  switch (unit) {
+    case TimeUnit::Ns: return 0;
+    case TimeUnit::Us: return 3;
+    case TimeUnit::Ms: return 6;
+    case TimeUnit::S: return 9;
+  }
+  return 3;
+}
+
+TimeUnit readable_time_unit(double typical_ns) {
+  if (typical_ns >= 1e9) return TimeUnit::S;
+  if (typical_ns >= 1e6) return TimeUnit::Ms;
+  if (typical_ns >= 1e3) return TimeUnit::Us;
+  return TimeUnit::Ns;
+}
+
 }  // namespace etkit::inspect

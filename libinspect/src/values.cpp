@@ -117,11 +117,13 @@ Table values_table(const Trace& trace, const DebugBuffer& buffer,
 Table values_table(const Trace& trace, const DebugBuffer& buffer, const std::vector<bool>& blocks,
                    const DebugMap* map) {
   Table t;
+  t.name = "values";
   t.title = "values of " + trace.path;
   t.columns = {{"block", 0},  {"method", 0}, {"kind", 0},     {"iteration", 0}, {"value", 0},
                {"list_index", 0}, {"instruction", 0}, {"op", 0}, {"delegate", 0},
                {"name", 0},   {"output", 0}, {"dtype", 0},    {"shape", 0},     {"numel", 0},
-               {"min", 6},    {"max", 6},    {"mean", 6},     {"std", 6},       {"nan", 0},
+               {"min", kSignificantDigits},     {"max", kSignificantDigits},
+               {"mean", kSignificantDigits},    {"std", kSignificantDigits},       {"nan", 0},
                {"inf", 0},    {"status", 0}};
   if (map != nullptr) {
     t.columns.insert(t.columns.begin() + 9, {{"handles", 0}, {"ops", 0}});
@@ -149,35 +151,31 @@ Table values_table(const Trace& trace, const DebugBuffer& buffer, const std::vec
     row.emplace_back(v.delegate_id);
     if (map != nullptr) {
       const std::span<const uint32_t> handles = value_debug_handles(trace, v, *map);
-      row.emplace_back(handles_text(handles));
+      row.push_back(handles_cell(handles));
       row.emplace_back(node_names_text(*map, b.method, handles));
     }
     row.emplace_back(v.name);
     row.emplace_back(int64_t{v.is_output ? 1 : 0});
     const bool tensor =
         v.kind == LoggedValue::Kind::Tensor || v.kind == LoggedValue::Kind::TensorList;
-    if (!tensor) {
+    Result<std::vector<double>> elements = std::vector<double>{v.scalar};
+    if (tensor) {
+      row.emplace_back(std::string(scalar_type_name(v.tensor.dtype)));
+      row.push_back(shape_cell(v.tensor.sizes));
+      row.emplace_back(static_cast<int64_t>(v.tensor.numel()));
+      elements = value_elements(v, buffer);
+    } else {
       row.emplace_back(std::string(kind_name(v.kind)));
-      row.emplace_back(std::string());
+      row.emplace_back(std::monostate{});
       row.emplace_back(int64_t{1});
-      for (int i = 0; i < 3; ++i) row.emplace_back(v.scalar);  // min, max, mean
-      row.emplace_back(0.0);                                      // std of one value
-      row.emplace_back(int64_t{std::isnan(v.scalar) ? 1 : 0});
-      row.emplace_back(int64_t{std::isinf(v.scalar) ? 1 : 0});
-      row.emplace_back(std::string());
-      t.rows.push_back(std::move(row));
-      continue;
     }
-    row.emplace_back(std::string(scalar_type_name(v.tensor.dtype)));
-    row.emplace_back(shape_text(v.tensor.sizes));
-    row.emplace_back(static_cast<int64_t>(v.tensor.numel()));
-    Result<std::vector<double>> elements = value_elements(v, buffer);
     if (!elements.ok()) {
       for (int i = 0; i < 6; ++i) row.emplace_back(std::monostate{});
       row.emplace_back(std::string(elements.error().message()));
     } else {
+      // The one tensor statistics (a scalar is one element): empty cells (null in JSON) when
+      // no element is finite, so an all-NaN value shows no made-up 0.
       const TensorStats s = tensor_stats(*elements);
-      // Empty cells (null in JSON) when no element is finite.
       for (const std::optional<double>& x : {s.min, s.max, s.mean, s.std}) {
         if (x) {
           row.emplace_back(*x);

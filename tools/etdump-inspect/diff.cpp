@@ -1,7 +1,10 @@
-// `etdump-inspect diff A B`: median latency per event in A and B, for CI. Exit 0 when nothing
-// regressed, 1 on a regression or an event present in only one dump, 2 on unreadable input.
+// `etdump-inspect diff A B`: a latency statistic per event in A and B, for CI. Exit 0 when
+// nothing regressed, 1 on a regression or a structural difference (an event in only one dump, an
+// instruction whose operator changed), 4 when nothing was compared, 2 on unreadable input.
 
 #include <memory>
+#include <optional>
+#include <span>
 
 #include "etdump_inspect.h"
 #include "etkit/inspect/diff.h"
@@ -14,7 +17,72 @@ namespace {
 struct DiffOptions : DumpOptions {
   double threshold = 10;
   std::string min_time = "0";
+  std::string statistic = "median";
+  size_t min_samples = 1;
+  std::string debug_map_a;
+  std::string debug_map_b;
 };
+
+int run_diff(const DiffOptions& options) {
+  Result<double> min_time = inspect::parse_duration_ns(options.min_time);
+  if (!min_time.ok()) {
+    print_error(kEtdumpInspect, std::string("--min-time: ") + min_time.error().message());
+    return kExitUsage;
+  }
+  inspect::DiffOptions diff_options;
+  diff_options.threshold_pct = options.threshold;
+  diff_options.min_time_ns = *min_time;
+  diff_options.statistic = *inspect::parse_diff_statistic(options.statistic);
+  diff_options.min_samples = options.min_samples;
+  if (!method_map(options, diff_options.methods)) return kExitUsage;
+  // Each side's map: its own flag, else --debug-map; both or neither.
+  const std::string path_a = options.debug_map_a.empty() ? options.debug_map : options.debug_map_a;
+  const std::string path_b = options.debug_map_b.empty() ? options.debug_map : options.debug_map_b;
+  if (path_a.empty() != path_b.empty()) {
+    print_error(kEtdumpInspect,
+                std::string("diff: a debug map for ") + (path_a.empty() ? "B" : "A") +
+                    " only; give one for " +
+                    (path_a.empty() ? "A (--debug-map-a)" : "B (--debug-map-b)") +
+                    " too, or --debug-map for both");
+    return kExitUsage;
+  }
+  std::optional<inspect::DebugMap> map_a, map_b;
+  int code = kExitOk;
+  if (!load_debug_map(path_a, map_a, code) || !load_debug_map(path_b, map_b, code)) return code;
+  std::vector<inspect::Trace> traces;
+  if (!load_dumps(options.dumps, 2, traces, code)) return code;
+  if (!name_operators(std::span(traces).first(1), options, map_a ? &*map_a : nullptr, code) ||
+      !name_operators(std::span(traces).subspan(1), options, map_b ? &*map_b : nullptr, code)) {
+    return code;
+  }
+  if (const Error e = inspect::check_method_map(diff_options.methods, traces[0], traces[1]);
+      !e.ok()) {
+    print_error(kEtdumpInspect, e.message());
+    return kExitUsage;
+  }
+  diff_options.map_a = map_a ? &*map_a : nullptr;
+  diff_options.map_b = map_b ? &*map_b : nullptr;
+  inspect::TraceSelection a{&traces[0], {}};
+  inspect::TraceSelection b{&traces[1], {}};
+  // --method names A's method; B's blocks of it may have another name (--method-map).
+  DumpOptions options_b = options;
+  for (const auto& [name_a, name_b] : diff_options.methods) {
+    if (name_a == options.method) options_b.method = name_b;
+  }
+  if (!select(traces[0], options, true, a.events) ||
+      !select(traces[1], options_b, true, b.events)) {
+    return kExitUsage;
+  }
+  const inspect::DiffResult result = inspect::diff_traces(a, b, diff_options);
+  print_tables({inspect::diff_table(result, time_unit(options),
+                                    "diff of " + traces[0].path + " (a) and " + traces[1].path +
+                                        " (b)"),
+                inspect::diff_summary_table(result)},
+               options);
+  const std::string why = inspect::diff_incomplete_text(result, traces[0], traces[1], diff_options);
+  if (!why.empty()) print_error(kEtdumpInspect, "diff: incomplete: " + why);
+  return verdict_exit_code(result.verdict());
+}
 
 }  // namespace
 
@@ -22,44 +90,35 @@ Subcommand add_diff(CLI::App& app) {
   auto options = std::make_shared<DiffOptions>();
   CLI::App* cmd = app.add_subcommand(
       "diff", "Compare the median latency of every event in dump A and dump B (exit 1 on a "
-              "regression or an event present in only one)");
+              "regression or a structural difference, 4 when nothing was compared)");
   cmd->add_option("dumps", options->dumps, "Dumps A (baseline) and B")->required()->expected(2);
   cmd->add_option("--threshold", options->threshold,
-                  "Slowdown of a median, in percent, that is a regression (default 10)")
+                  "Slowdown of the statistic, in percent, that is a regression (default 10)")
       ->check(at_least(0, false));
   cmd->add_option("--min-time", options->min_time,
                   "Smallest slowdown that is a regression, e.g. 2us (default 0)");
+  cmd->add_option("--statistic", options->statistic,
+                  "Statistic of each event's samples compared: median, mean or min (default "
+                  "median)")
+      ->check(CLI::IsMember({"median", "mean", "min"}));
+  cmd->add_option("--min-samples", options->min_samples,
+                  "Judge only events with at least N samples on each side (default 1)")
+      ->check(at_least(1, true));
   cmd->add_option("--method", options->method, "Only blocks of method NAME");
   cmd->add_option("--name", options->name_regex, "Only events whose name fully matches REGEX");
+  add_method_map_flag(*cmd, *options,
+                      "Pair B's blocks of method B with A's of method A (e.g. Execute=forward; "
+                      "repeatable)");
   add_output_flags(*cmd, *options);
   add_program_flag(*cmd, *options);
-  return {cmd, [options]() {
-            Result<double> min_time = inspect::parse_duration_ns(options->min_time);
-            if (!min_time.ok()) {
-              print_error(kEtdumpInspect, std::string("--min-time: ") + min_time.error().message());
-              return kExitUsage;
-            }
-            std::vector<inspect::Trace> traces;
-            int code = kExitOk;
-            if (!load_dumps(*options, 2, traces, code)) return code;
-            inspect::TraceSelection a{&traces[0], {}};
-            inspect::TraceSelection b{&traces[1], {}};
-            if (!select(traces[0], *options, true, a.events) ||
-                !select(traces[1], *options, true, b.events)) {
-              return kExitUsage;
-            }
-            inspect::DiffOptions diff_options;
-            diff_options.threshold_pct = options->threshold;
-            diff_options.min_time_ns = *min_time;
-            const inspect::DiffResult result = inspect::diff_traces(a, b, diff_options);
-            const inspect::TimeUnit unit = *inspect::parse_time_unit(options->time_unit);
-            print_tables({inspect::diff_table(result, unit,
-                                              "diff of " + traces[0].path + " (a) and " +
-                                                  traces[1].path + " (b)"),
-                          inspect::diff_summary_table(result)},
-                         *inspect::parse_format(options->format));
-            return result.failed() ? kExitFailure : kExitOk;
-          }};
+  cmd->add_option("--debug-map", options->debug_map,
+                  "Debug map of both dumps: match instructions and delegate events by debug "
+                  "handle");
+  cmd->add_option("--debug-map-a", options->debug_map_a,
+                  "Debug map of A (with --debug-map-b: match by debug handle)");
+  cmd->add_option("--debug-map-b", options->debug_map_b,
+                  "Debug map of B (with --debug-map-a: match by debug handle)");
+  return {cmd, [options]() { return run_diff(*options); }};
 }
 
 }  // namespace etkit::tools

@@ -21,7 +21,8 @@ void add_selection_flags(CLI::App& cmd, DumpOptions& options) {
 void add_output_flags(CLI::App& cmd, DumpOptions& options) {
   cmd.add_option("--format", options.format, "Output format: table, json, csv or tsv")
       ->check(CLI::IsMember({"table", "json", "csv", "tsv"}));
-  cmd.add_option("--time-unit", options.time_unit, "Unit of times: ns, us, ms or s (default ms)")
+  cmd.add_option("--time-unit", options.time_unit, "Unit of times: ns, us, ms or s (default: JSON, CSV and TSV in ms; text "
+                 "tables pick a readable unit per column, named in its header)")
       ->check(CLI::IsMember({"ns", "us", "ms", "s"}));
 }
 
@@ -195,9 +196,44 @@ bool select(const inspect::Trace& trace, const DumpOptions& options, bool execut
   return true;
 }
 
-void print_tables(const std::vector<inspect::Table>& tables, inspect::Format format) {
-  const std::string text = inspect::render(tables, format);
+void print_tables(const std::vector<inspect::Table>& tables, inspect::Format format,
+                  bool auto_time_units) {
+  inspect::RenderOptions render_options;
+  render_options.auto_time_units = auto_time_units;
+  const std::string text = inspect::render(tables, format, render_options);
   std::fwrite(text.data(), 1, text.size(), stdout);
+}
+
+void print_tables(const std::vector<inspect::Table>& tables, const DumpOptions& options) {
+  print_tables(tables, *inspect::parse_format(options.format), options.time_unit.empty());
+}
+
+inspect::TimeUnit time_unit(const DumpOptions& options) {
+  if (options.time_unit.empty()) return inspect::TimeUnit::Ms;
+  return *inspect::parse_time_unit(options.time_unit);
+}
+
+void add_method_map_flag(CLI::App& cmd, DumpOptions& options, const std::string& help) {
+  cmd.add_option("--method-map", options.method_map, help)->type_name("A=B");
+}
+
+bool method_map(const DumpOptions& options, inspect::MethodMap& map) {
+  Result<inspect::MethodMap> parsed = inspect::parse_method_map(options.method_map);
+  if (!parsed.ok()) {
+    print_error(kEtdumpInspect, parsed.error().message());
+    return false;
+  }
+  map = std::move(parsed).get();
+  return true;
+}
+
+int verdict_exit_code(inspect::Verdict verdict) {
+  switch (verdict) {
+    case inspect::Verdict::Pass: return kExitOk;
+    case inspect::Verdict::Fail: return kExitFailure;
+    case inspect::Verdict::Incomplete: return kExitIncomplete;
+  }
+  return kExitFailure;
 }
 
 int etdump_inspect_main(int argc, char** argv) {

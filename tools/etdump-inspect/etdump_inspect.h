@@ -22,6 +22,8 @@
 #include "etkit/inspect/trace_reader.h"
 #include "etkit/inspect/operator_naming.h"
 #include "etkit/inspect/event_selection.h"
+#include "etkit/inspect/method_map.h"
+#include "etkit/inspect/verdict.h"
 
 namespace etkit::tools {
 
@@ -37,7 +39,8 @@ struct DumpOptions {
   int64_t block = -1;
   std::string name_regex;
   std::string format = "table";
-  std::string time_unit = "ms";
+  std::string time_unit;  ///< --time-unit; empty: ms, text tables pick a unit per column.
+  std::vector<std::string> method_map;  ///< --method-map A=B items.
   unsigned jobs = 1;
   std::string program;  ///< --program: names operators from this .pte.
   std::string debug_map;  ///< --debug-map: joins events through this debug map.
@@ -95,8 +98,22 @@ inspect::EventSelection event_selection(const DumpOptions& options, bool executi
 bool select(const inspect::Trace& trace, const DumpOptions& options, bool executions_only,
             std::vector<size_t>& selected);
 
-/// Prints `tables` to stdout in `format`.
-void print_tables(const std::vector<inspect::Table>& tables, inspect::Format format);
+/// Prints `tables` to stdout in `format`; with `auto_time_units`, text tables show each time
+/// column in a unit picked from its values (no --time-unit given).
+void print_tables(const std::vector<inspect::Table>& tables, inspect::Format format,
+                  bool auto_time_units = false);
+/// Prints `tables` per the output flags of `options` (--format, --time-unit).
+void print_tables(const std::vector<inspect::Table>& tables, const DumpOptions& options);
+/// The unit of times in tables: --time-unit, or ms when none is given (then text tables pick
+/// a unit per column when printed).
+inspect::TimeUnit time_unit(const DumpOptions& options);
+
+/// Adds --method-map A=B (repeatable) to `cmd`: `help` says what it does there.
+void add_method_map_flag(CLI::App& cmd, DumpOptions& options, const std::string& help);
+/// The parsed --method-map items; prints a diagnostic and returns false (exit 2) on a bad one.
+bool method_map(const DumpOptions& options, inspect::MethodMap& map);
+/// The exit code of a verdict: 0 pass, 1 fail, 4 incomplete.
+int verdict_exit_code(inspect::Verdict verdict);
 
 /// Subcommands: each adds itself to `app` and returns the callback that runs it.
 struct Subcommand {

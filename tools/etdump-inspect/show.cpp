@@ -58,7 +58,7 @@ Subcommand add_show(CLI::App& app) {
             if (!load_debug_map(*options, map, code)) return code;
             const inspect::DebugMap* m = map ? &*map : nullptr;
             if (!load_dumps(*options, options->jobs, traces, code, m)) return code;
-            const inspect::TimeUnit unit = *inspect::parse_time_unit(options->time_unit);
+            const inspect::TimeUnit unit = time_unit(*options);
             std::vector<inspect::Table> tables;
             for (const inspect::Trace& trace : traces) {
               std::vector<size_t> selected;
@@ -66,7 +66,7 @@ Subcommand add_show(CLI::App& app) {
               tables.push_back(inspect::event_table(trace, selected, unit, m,
                                                   layout ? &*layout : nullptr));
             }
-            print_tables(tables, *inspect::parse_format(options->format));
+            print_tables(tables, *options);
             return kExitOk;
           }};
 }

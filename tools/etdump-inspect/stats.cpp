@@ -77,10 +77,13 @@ int run_stats(const StatsOptions& options) {
   inspect::StatsReportOptions report;
   report.by = *inspect::parse_group_by(options.by);
   report.sort = *inspect::parse_sort_key(options.sort);
-  report.unit = *inspect::parse_time_unit(options.time_unit);
+  report.unit = time_unit(options);
   report.top = options.top;
   report.pooled = options.dumps.size() > 1;
   report.map = map ? &*map : nullptr;
+  inspect::MethodMap methods;
+  if (!method_map(options, methods)) return kExitUsage;
+  if (!methods.empty()) report.methods = &methods;
   std::vector<DumpResult> dumps(options.dumps.size());
   for (size_t i = 0; i < dumps.size(); ++i) dumps[i].stats.path = options.dumps[i];
   parallel_for(dumps.size(), options.jobs, [&](size_t i) {
@@ -107,7 +110,7 @@ int run_stats(const StatsOptions& options) {
   }
   std::vector<inspect::DumpStats> gathered;
   for (DumpResult& d : dumps) gathered.push_back(std::move(d.stats));
-  print_tables(inspect::stats_report(gathered, report), *inspect::parse_format(options.format));
+  print_tables(inspect::stats_report(gathered, report), options);
   return kExitOk;
 }
 
@@ -133,6 +136,9 @@ Subcommand add_stats(CLI::App& app) {
   add_jobs_flag(*cmd, *options);
   add_program_flag(*cmd, *options);
   add_debug_map_flag(*cmd, *options);
+  add_method_map_flag(*cmd, *options,
+                      "Count blocks of method B as method A in every dump, to pool dumps whose "
+                      "methods are named differently (e.g. Execute=forward; repeatable)");
   return {cmd, [options]() { return run_stats(*options); }};
 }
 

@@ -31,6 +31,7 @@ struct CompareOptions : DumpOptions {
   std::string debug_map_b;
   double atol = 1e-8;
   double rtol = 1e-5;
+  bool allow_unmatched = false;
 };
 
 bool has_tensors(const inspect::Trace& trace) {
@@ -121,7 +122,8 @@ Subcommand add_compare(CLI::App& app) {
   auto options = std::make_shared<CompareOptions>();
   CLI::App* cmd = app.add_subcommand(
       "compare", "Compare the logged values of two runs: MSE, max abs error, SNR, cosine "
-                 "similarity (exit 1 when a value is past tolerance)");
+                 "similarity (exit 1 when a value is past tolerance, 4 when nothing matched or "
+                 "a value has no counterpart)");
   cmd->add_option("dumps", options->dumps, "Dumps A (reference) and B")->required()->expected(2);
   cmd->add_option("--debug-buffer-a", options->debug_buffer_a,
                   "Debug buffer of A (default NAME.debug.bin beside it)");
@@ -133,6 +135,12 @@ Subcommand add_compare(CLI::App& app) {
       ->check(at_least(0, false));
   cmd->add_option("--format", options->format, "Output format: table, json, csv or tsv")
       ->check(CLI::IsMember({"table", "json", "csv", "tsv"}));
+  cmd->add_flag("--allow-unmatched", options->allow_unmatched,
+                "Accept values of one dump that have no counterpart in the other (still exit 4 "
+                "when nothing matched)");
+  add_method_map_flag(*cmd, *options,
+                      "Pair B's blocks of method B with A's of method A (e.g. Execute=forward; "
+                      "repeatable)");
   add_program_flag(*cmd, *options);
   cmd->add_option("--debug-map", options->debug_map,
                   "Debug map of both dumps (one program, two builds or runs): match values by "
@@ -160,8 +168,15 @@ Subcommand add_compare(CLI::App& app) {
             if (!load_debug_map(path_a, map_a, code) || !load_debug_map(path_b, map_b, code)) {
               return code;
             }
+            inspect::MethodMap methods;
+            if (!method_map(*options, methods)) return kExitUsage;
             std::vector<inspect::Trace> traces;
             if (!load_dumps(options->dumps, 2, traces, code)) return code;
+            if (const Error e = inspect::check_method_map(methods, traces[0], traces[1]);
+                !e.ok()) {
+              print_error(kEtdumpInspect, e.message());
+              return kExitUsage;
+            }
             if (!name_operators(std::span(traces).first(1), *options,
                                 map_a ? &*map_a : nullptr, code) ||
                 !name_operators(std::span(traces).subspan(1), *options,
@@ -178,11 +193,22 @@ Subcommand add_compare(CLI::App& app) {
             tolerance.rtol = options->rtol;
             inspect::CompareResult r = inspect::compare_values(
                 {&traces[0], &buffer_a, map_a ? &*map_a : nullptr},
-                {&traces[1], &buffer_b, map_b ? &*map_b : nullptr}, tolerance);
-            inspect::Table summary = inspect::compare_summary_table(r);
+                {&traces[1], &buffer_b, map_b ? &*map_b : nullptr}, tolerance, methods);
+            inspect::Table summary = inspect::compare_summary_table(r, options->allow_unmatched);
             print_tables({std::move(r.table), std::move(summary)},
                          *inspect::parse_format(options->format));
-            return r.failed() ? kExitFailure : kExitOk;
+            const inspect::Verdict verdict = r.verdict(options->allow_unmatched);
+            const std::string why = inspect::compare_incomplete_text(r, traces[0], traces[1], methods);
+            if (!why.empty()) {
+              if (verdict == inspect::Verdict::Incomplete) {
+                print_error(kEtdumpInspect, "compare: incomplete: " + why +
+                                                (r.matched > 0 ? " (--allow-unmatched accepts them)"
+                                                               : ""));
+              } else {
+                print_warning(kEtdumpInspect, "compare: " + why);
+              }
+            }
+            return verdict_exit_code(verdict);
           }};
 }
 

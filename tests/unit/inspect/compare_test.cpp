@@ -8,6 +8,7 @@
 
 #include "etkit/inspect/event_table.h"
 #include "etkit/inspect/values.h"
+#include "etkit/inspect/verdict.h"
 #include "logged_values.h"
 
 namespace etkit::inspect {
@@ -162,9 +163,92 @@ TEST_CASE("values: handles of logged values through a debug map") {
   const Table t = values_table(fused.trace, fused.buffer, {}, &map);
   REQUIRE(t.columns.size() == 23);
   CHECK(t.columns[9].name == "handles");
-  CHECK(text(t.rows[1], 9) == "1,2");
+  // Handles are a list: "1,2" in text, [1, 2] in JSON; none is an empty cell (null).
+  CHECK(std::get<IntList>(t.rows[1][9]).text == "1,2");
+  CHECK(std::get<IntList>(t.rows[1][9]).items == std::vector<int64_t>{1, 2});
   CHECK(text(t.rows[1], 10) == "fc1,hidden");
-  CHECK(text(t.rows[2], 9).empty());
+  CHECK(std::holds_alternative<std::monostate>(t.rows[2][9]));
+  // So is a shape.
+  CHECK(std::get<IntList>(t.rows[1][14]).text == "[1]");
+  CHECK(std::get<IntList>(t.rows[1][14]).items == std::vector<int64_t>{1});
+}
+
+const std::string& result_of(const Table& summary) {
+  return std::get<std::string>(summary.rows[0].back());
+}
+
+TEST_CASE("compare: nothing logged is incomplete, never a pass") {
+  const Logged none = logged(std::vector<Spot>{});
+  const CompareResult r = compare_values({&none.trace, &none.buffer}, {&none.trace, &none.buffer}, {});
+  CHECK(r.matched == 0);
+  CHECK(r.unmatched == 0);
+  CHECK_FALSE(r.failed());
+  CHECK(r.verdict(false) == Verdict::Incomplete);
+  CHECK(r.verdict(true) == Verdict::Incomplete);  // allowing unmatched values checks nothing
+  CHECK(result_of(compare_summary_table(r, true)) == "incomplete");
+  CHECK(compare_incomplete_text(r, none.trace, none.trace) ==
+        "nothing was compared: v.etdump and v.etdump logged no values (trace-run logs them "
+        "with --log intermediates or --log outputs)");
+}
+
+TEST_CASE("compare: unmatched values are incomplete unless allowed, and are listed") {
+  const Logged a = logged({{0, "", {1}}, {1, "", {2}}});
+  const Logged b = logged({{0, "", {1}}, {1, "", {2}}, {2, "", {3}}, {3, "", {4}}, {4, "", {5}}});
+  const CompareResult r = compare_values({&a.trace, &a.buffer}, {&b.trace, &b.buffer}, {});
+  CHECK(r.matched == 2);
+  CHECK(r.unmatched == 3);
+  CHECK(r.verdict(false) == Verdict::Incomplete);
+  CHECK(r.verdict(true) == Verdict::Pass);
+  CHECK(result_of(compare_summary_table(r)) == "incomplete");
+  CHECK(result_of(compare_summary_table(r, true)) == "pass");
+  REQUIRE(r.unmatched_values.size() == 3);
+  CHECK(r.unmatched_values[0] == "b value 2 (forward, iteration 0, instruction 2)");
+  // Bounded: the first `limit`, then how many more.
+  CHECK(compare_incomplete_text(r, a.trace, b.trace, {}, 2) ==
+        "3 of 7 values unmatched: b value 2 (forward, iteration 0, instruction 2), b value 3 "
+        "(forward, iteration 0, instruction 3); and 1 more");
+  // A value past tolerance fails whatever is unmatched.
+  const Logged off = logged({{0, "", {1}}, {1, "", {9}}, {2, "", {3}}});
+  CHECK(compare_values({&a.trace, &a.buffer}, {&off.trace, &off.buffer}, {}).verdict(false) ==
+        Verdict::Fail);
+}
+
+TEST_CASE("compare: --method-map pairs ExecuTorch's Execute block with forward") {
+  Logged et = logged({{0, "", {1, 2}}});
+  et.trace.blocks[0].method = "Execute";
+  const Logged ours = logged({{0, "", {1, 2}}});
+  CompareResult r = compare_values({&et.trace, &et.buffer}, {&ours.trace, &ours.buffer}, {});
+  CHECK(r.matched == 0);
+  CHECK(r.unmatched == 2);
+  CHECK(r.verdict(true) == Verdict::Incomplete);
+  CHECK(compare_incomplete_text(r, et.trace, ours.trace) ==
+        "nothing was compared: no method in common (methods of a: 'Execute'; of b: 'forward'); "
+        "pair them with --method-map A=B");
+  const MethodMap map = {{"Execute", "forward"}};
+  r = compare_values({&et.trace, &et.buffer}, {&ours.trace, &ours.buffer}, {}, map);
+  CHECK(r.matched == 1);
+  CHECK(r.unmatched == 0);
+  CHECK(r.verdict(false) == Verdict::Pass);
+  CHECK(text(r.table.rows[0], 0) == "Execute");  // rows name the method as A does
+  CHECK(compare_incomplete_text(r, et.trace, ours.trace, map).empty());
+}
+
+TEST_CASE("compare: errors print with significant digits, not six decimals") {
+  const Logged a = logged(std::vector<float>{1.0f});
+  const Logged b = logged(std::vector<float>{1.0f + 3 * 1.1920929e-7f});  // 3 ulps: 3.6e-7 apart
+  Tolerance tight;
+  tight.atol = 0;
+  tight.rtol = 0;
+  const CompareResult r = compare_values({&a.trace, &a.buffer}, {&b.trace, &b.buffer}, tight);
+  CHECK(r.past_tolerance == 1);
+  const double err = static_cast<double>(1.0f + 3 * 1.1920929e-7f) - 1.0;
+  CHECK(r.max_abs_error == err);
+  const std::string out = render({r.table, compare_summary_table(r)}, Format::Table);
+  CAPTURE(out);
+  CHECK(out.find("3.57628e-07") != std::string::npos);  // max_abs_error, row and summary
+  CHECK(out.find("0.000000 ") == std::string::npos);
+  const std::string csv = render({r.table}, Format::Csv);
+  CHECK(csv.find(",3.57628e-07,") != std::string::npos);
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include "etkit/devtools/clock.h"
 #include "etkit/devtools/etdump_writer.h"
 #include "etkit/inspect/etdump.h"
+#include "etkit/inspect/verdict.h"
 
 namespace etkit::inspect {
 namespace {
@@ -70,7 +71,7 @@ TEST_CASE("diff: a run with a slower clock regresses every event") {
   CHECK(method.name == "Method::execute");
   CHECK(method.instruction == -1);
   CHECK(method.delta_pct == doctest::Approx(100));
-  CHECK(method.delta == method.p50_a);
+  CHECK(method.delta == method.stat_a);
   // The other way round it is an improvement, which does not fail.
   r = diff_traces(all(b), all(a), {});
   CHECK_FALSE(r.failed());
@@ -94,7 +95,197 @@ TEST_CASE("diff: events in only one dump are structural differences") {
   const Table t = diff_table(r, TimeUnit::Us, "diff");
   CHECK(t.columns.back().name == "status");
   const Table s = diff_summary_table(r);
-  CHECK(std::get<std::string>(s.rows[0][4]) == "fail");
+  CHECK(std::get<std::string>(s.rows[0].back()) == "fail");
+}
+
+// A hand-made event: name, instruction (-1 outside one), delegate id (an int id; -1 none),
+// start and end in ticks (ns: the dump names no tick rate).
+struct Ev {
+  std::string name;
+  int32_t instruction = -1;
+  int32_t delegate = -1;
+  uint64_t start = 0, end = 0;
+};
+
+// A dump of method `method` with one execution block per element of `blocks`.
+Trace dump_of(const std::vector<std::vector<Ev>>& blocks, const std::string& method = "forward") {
+  ETDump dump;
+  for (const std::vector<Ev>& events : blocks) {
+    RunBlock b;
+    b.name = method;
+    for (const Ev& ev : events) {
+      Event e;
+      e.kind = Event::Kind::Profile;
+      e.profile.name = ev.delegate >= 0 ? "" : ev.name;
+      e.profile.chain_index = ev.instruction < 0 ? -1 : 0;
+      e.profile.instruction_id = ev.instruction < 0 ? 0 : ev.instruction;
+      e.profile.delegate_debug_id_int = ev.delegate;
+      e.profile.start_time = ev.start;
+      e.profile.end_time = ev.end;
+      b.events.push_back(e);
+    }
+    dump.blocks.push_back(b);
+  }
+  Result<Trace> trace = build_trace(dump, "d.etdump");
+  REQUIRE_MESSAGE(trace.ok(), std::string(trace.error().message()));
+  return std::move(trace).get();
+}
+
+// One iteration: Method::execute around an OPERATOR_CALL of `ns` nanoseconds at instruction 0.
+std::vector<Ev> op_taking(uint64_t ns) {
+  return {{"Method::execute", -1, -1, 0, ns + 20}, {"OPERATOR_CALL", 0, -1, 10, 10 + ns}};
+}
+
+const DiffRow& row_named(const DiffResult& r, const std::string& name) {
+  for (const DiffRow& row : r.rows) {
+    if (row.name == name) return row;
+  }
+  FAIL("no row " << name);
+  return r.rows.front();
+}
+
+TEST_CASE("diff: the median ignores one outlier iteration; the mean does not") {
+  const Trace a = dump_of({op_taking(100), op_taking(100), op_taking(100), op_taking(100),
+                           op_taking(100)});
+  // One stalled iteration out of five, 100 times slower.
+  const Trace b = dump_of({op_taking(100), op_taking(10000), op_taking(100), op_taking(100),
+                           op_taking(100)});
+  DiffOptions median;
+  median.min_samples = 5;
+  DiffResult r = diff_traces(all(a), all(b), median);
+  CHECK(r.verdict() == Verdict::Pass);
+  CHECK(r.judged == 2);
+  const DiffRow& op = row_named(r, "OPERATOR_CALL");
+  CHECK(op.count_b == 5);
+  CHECK(op.stat_a == 100);
+  CHECK(op.stat_b == 100);
+  CHECK(op.status == DiffStatus::Same);
+
+  DiffOptions mean = median;
+  mean.statistic = DiffStatistic::Mean;
+  r = diff_traces(all(a), all(b), mean);
+  CHECK(r.verdict() == Verdict::Fail);
+  CHECK(r.regressions == 2);
+  CHECK(row_named(r, "OPERATOR_CALL").stat_b == (4 * 100.0 + 10000) / 5);
+  CHECK(diff_table(r, TimeUnit::Ns, "d").columns[7].name == "mean_a");
+
+  // Too few samples to judge: not a verdict at all.
+  DiffOptions strict = median;
+  strict.min_samples = 6;
+  r = diff_traces(all(a), all(b), strict);
+  CHECK(r.few_samples == 2);
+  CHECK(r.judged == 0);
+  CHECK(r.verdict() == Verdict::Incomplete);
+  CHECK(row_named(r, "OPERATOR_CALL").status == DiffStatus::FewSamples);
+  CHECK(diff_incomplete_text(r, a, b, strict) ==
+        "nothing was compared: 2 matched events, each with fewer than 6 samples on a side "
+        "(--min-samples)");
+}
+
+TEST_CASE("diff: an instruction whose operator changed is a structural difference") {
+  // A runs relu.out at instruction 0, B addmm.out: the OPERATOR_CALLs are not compared.
+  const Trace a = dump_of({{{"Method::execute", -1, -1, 0, 200},
+                            {"OPERATOR_CALL", 0, -1, 10, 110},
+                            {"native_call_relu.out", 0, -1, 20, 100}}});
+  const Trace b = dump_of({{{"Method::execute", -1, -1, 0, 200},
+                            {"OPERATOR_CALL", 0, -1, 10, 190},
+                            {"native_call_addmm.out", 0, -1, 20, 180}}});
+  const DiffResult r = diff_traces(all(a), all(b), {});
+  CHECK(r.op_changed == 1);
+  CHECK(r.only_a == 1);
+  CHECK(r.only_b == 1);
+  CHECK(r.judged == 1);  // Method::execute
+  CHECK(r.verdict() == Verdict::Fail);
+  const DiffRow& op = row_named(r, "OPERATOR_CALL");
+  CHECK(op.status == DiffStatus::OpChanged);
+  CHECK(op.op == "relu.out");
+  CHECK(op.op_b == "addmm.out");
+  CHECK(row_named(r, "native_call_addmm.out").op_b == "addmm.out");
+  CHECK(row_named(r, "native_call_addmm.out").op.empty());
+  const Table t = diff_table(r, TimeUnit::Ns, "d");
+  CHECK(t.columns[3].name == "op");
+  CHECK(t.columns[4].name == "op_b");
+  CHECK(std::get<int64_t>(diff_summary_table(r).rows[0][3]) == 1);  // op_changed
+}
+
+TEST_CASE("diff: nothing in common is incomplete; a method map pairs the blocks") {
+  const Trace a = dump_of({op_taking(100)}, "Execute");
+  const Trace b = dump_of({op_taking(100)});
+  DiffResult r = diff_traces(all(a), all(b), {});
+  CHECK(r.judged == 0);
+  CHECK(r.only_a == 2);
+  CHECK(r.verdict() == Verdict::Incomplete);
+  CHECK(std::get<std::string>(diff_summary_table(r).rows[0].back()) == "incomplete");
+  CHECK(diff_incomplete_text(r, a, b, {}) ==
+        "nothing was compared: no method in common (methods of a: 'Execute'; of b: 'forward'); "
+        "pair them with --method-map A=B");
+  DiffOptions mapped;
+  mapped.methods = {{"Execute", "forward"}};
+  r = diff_traces(all(a), all(b), mapped);
+  CHECK(r.judged == 2);
+  CHECK(r.verdict() == Verdict::Pass);
+  CHECK(r.rows[0].method == "Execute");
+}
+
+TEST_CASE("diff: with debug maps, a fused step meets the portable operations it stands for") {
+  // Portable: three kernels, handles 1, 2, 3. Fused: one DelegateCall whose step 1 stands for
+  // {1, 2} and step 3 for {3}.
+  DebugMap portable;
+  MethodDebugMap& pm = portable.methods["forward"];
+  for (int32_t i = 0; i < 3; ++i) {
+    pm.instructions.push_back({0, i, InstructionKind::Kernel, "aten::x.out",
+                               {static_cast<uint32_t>(i + 1)}});
+  }
+  pm.nodes = {{1, {"fc1", "", "", ""}}, {2, {"hidden", "", "", ""}}, {3, {"y", "", "", ""}}};
+  DebugMap fused;
+  MethodDebugMap& fm = fused.methods["forward"];
+  fm.instructions.push_back({0, 0, InstructionKind::Delegate, "EtkitFusedBackend", {1, 2, 3}});
+  DelegateEntry d;
+  d.backend = "EtkitFusedBackend";
+  d.identifiers[int64_t{1}] = {1, 2};
+  d.identifiers[int64_t{3}] = {3};
+  fm.delegates.push_back(d);
+  fm.nodes = pm.nodes;
+
+  auto portable_run = [] {
+    return std::vector<Ev>{{"Method::execute", -1, -1, 0, 400},
+                           {"OPERATOR_CALL", 0, -1, 10, 110},
+                           {"native_call_addmm.out", 0, -1, 20, 100},
+                           {"OPERATOR_CALL", 1, -1, 110, 210},
+                           {"OPERATOR_CALL", 2, -1, 210, 310}};
+  };
+  auto fused_run = [] {
+    return std::vector<Ev>{{"Method::execute", -1, -1, 0, 400},
+                           {"DELEGATE_CALL", 0, -1, 10, 270},
+                           {"", 0, 1, 10, 160},
+                           {"", 0, 3, 160, 260}};
+  };
+  const Trace a = dump_of({portable_run(), portable_run()});
+  const Trace b = dump_of({fused_run(), fused_run()});
+  DiffOptions options;
+  options.map_a = &portable;
+  options.map_b = &fused;
+  const DiffResult r = diff_traces(all(a), all(b), options);
+  CHECK(r.by_handle);
+  CHECK(r.only_a == 0);
+  CHECK(r.only_b == 0);
+  CHECK(r.judged == 3);  // Method::execute, {1, 2}, {3}
+  REQUIRE(r.rows.size() == 3);
+  const DiffRow& pair = r.rows[1];
+  CHECK(pair.handles == std::vector<uint32_t>{1, 2});
+  CHECK(pair.name == "fc1,hidden");
+  CHECK(pair.count_a == 2);      // one sample per iteration: the sum of fc1's and hidden's
+  CHECK(pair.stat_a == 200);
+  CHECK(pair.stat_b == 150);
+  CHECK(pair.status == DiffStatus::Improvement);
+  const DiffRow& y = r.rows[2];
+  CHECK(y.handles == std::vector<uint32_t>{3});
+  CHECK(y.stat_a == 100);
+  CHECK(y.stat_b == 100);
+  CHECK(y.status == DiffStatus::Same);
+  const Table t = diff_table(r, TimeUnit::Ns, "d");
+  CHECK(t.columns[2].name == "debug_handles");
+  CHECK(std::get<IntList>(t.rows[1][2]).items == std::vector<int64_t>{1, 2});
 }
 
 TEST_CASE("diff: durations") {

@@ -2,8 +2,11 @@
 
 #include <doctest/doctest.h>
 
+#include <cstring>
 #include <string>
 #include <vector>
+
+#include "etkit/inspect/delegate_metadata.h"
 
 namespace etkit::inspect {
 namespace {
@@ -29,12 +32,12 @@ Event logged(int32_t instruction, int32_t delegate_id) {
   return e;
 }
 
-const std::string& cell(const Table& t, size_t row, const std::string& column) {
+const Cell& cell(const Table& t, size_t row, const std::string& column) {
   for (size_t c = 0; c < t.columns.size(); ++c) {
-    if (t.columns[c].name == column) return std::get<std::string>(t.rows[row][c]);
+    if (t.columns[c].name == column) return t.rows[row][c];
   }
   FAIL("no column " << column);
-  static const std::string none;
+  static const Cell none;
   return none;
 }
 
@@ -58,11 +61,13 @@ TEST_CASE("event table: values logged at an event's place are joined to it") {
   const Table t = event_table(*trace, all, TimeUnit::Ns);
   REQUIRE(t.rows.size() == 5);
   CHECK(t.columns[8].name == "values");
-  CHECK(cell(t, 0, "values").empty());    // DELEGATE_CALL logged nothing itself
-  CHECK(cell(t, 1, "values").empty());    // step 1: filtered
-  CHECK(cell(t, 2, "values") == "0");     // step 3
-  CHECK(cell(t, 3, "values") == "1,2");   // the kernel's OPERATOR_CALL
-  CHECK(cell(t, 4, "values").empty());    // the event inside it does not repeat them
+  // A list of value indices ("1,2" in text, [1, 2] in JSON), or an empty cell (null).
+  auto values = [&](size_t row) { return cell(t, row, "values"); };
+  CHECK(std::holds_alternative<std::monostate>(values(0)));  // DELEGATE_CALL logged nothing
+  CHECK(std::holds_alternative<std::monostate>(values(1)));  // step 1: filtered
+  CHECK(std::get<IntList>(values(2)) == IntList{{0}, "0"});     // step 3
+  CHECK(std::get<IntList>(values(3)) == IntList{{1, 2}, "1,2"});  // the kernel's OPERATOR_CALL
+  CHECK(std::holds_alternative<std::monostate>(values(4)));  // the event inside: not repeated
 
   // Without logged values there is no such column.
   dump.blocks[0].events.resize(5);
@@ -71,6 +76,26 @@ TEST_CASE("event table: values logged at an event's place are joined to it") {
   for (const Column& c : event_table(*bare, all, TimeUnit::Ns).columns) {
     CHECK(c.name != "values");
   }
+}
+
+TEST_CASE("event table: floating-point metadata prints with significant digits") {
+  ETDump dump;
+  RunBlock b;
+  b.name = "forward";
+  Event step = profile("", 0, 1, 1, 2);
+  const float tiny = 3e-7f;
+  step.profile.delegate_debug_metadata.resize(sizeof tiny);
+  std::memcpy(step.profile.delegate_debug_metadata.data(), &tiny, sizeof tiny);
+  b.events = {profile("DELEGATE_CALL", 0, -1, 0, 10), step};
+  dump.blocks = {b};
+  Result<Trace> trace = build_trace(dump, "t.etdump");
+  REQUIRE(trace.ok());
+  Result<MetadataLayout> layout = parse_metadata_layout("f32:scale");
+  REQUIRE(layout.ok());
+  const Table t = event_table(*trace, {0, 1}, TimeUnit::Ns, nullptr, &*layout);
+  const std::string text = render({t}, Format::Table);
+  CAPTURE(text);
+  CHECK(text.find(" 3e-07\n") != std::string::npos);  // not 0.000000
 }
 
 }  // namespace

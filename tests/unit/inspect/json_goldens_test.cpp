@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <regex>
 #include <set>
 #include <string>
@@ -52,8 +53,25 @@ std::set<std::string> layout_fields(const std::string& cmd) {
   return names;
 }
 
+// Fields that hold lists of integers, and fields that hold integers.
+const std::set<std::string> kListFields = {"shape", "handles", "values", "debug_handles"};
+const std::set<std::string> kIntegerFields = {
+    "block",       "iteration",     "instruction",  "instruction_b", "depth",
+    "count",       "count_a",       "count_b",      "calls",         "events",
+    "value",       "list_index",    "numel",        "nan",           "inf",
+    "output",      "occurrence",    "value_a",      "value_b",       "debug_handle",
+    "matched",     "past_tolerance", "not_comparable", "unmatched",   "judged",
+    "regressions", "improvements",  "op_changed",   "only_a",        "only_b",
+    "few_samples"};
+// Text fields that are legitimately empty strings (an event without operator, delegate id,
+// status or mark).
+const std::set<std::string> kTextMayBeEmpty = {"op",   "op_b",   "delegate", "delegate_b",
+                                               "name", "status", "first",    "ops",
+                                               "node", "metadata"};
+
 TEST_CASE("json goldens: etdump-inspect's JSON parses and its field names are documented") {
   const std::set<std::string> documented = documented_fields();
+  std::map<std::string, size_t> checked;
   REQUIRE(documented.count("max_abs_error") == 1);  // the man page was read
   size_t documents = 0;
   for (const char* dir : {"tests/cli/etdump-inspect", "tests/cli/e2e-delegate"}) {
@@ -71,6 +89,10 @@ TEST_CASE("json goldens: etdump-inspect's JSON parses and its field names are do
       REQUIRE(doc["tables"].is_array());
       for (const nlohmann::json& table : doc["tables"]) {
         CAPTURE(table["title"].get<std::string>());
+        // A table says what it is by name, not only by a title holding a path.
+        REQUIRE(table.contains("name"));
+        REQUIRE(table["name"].is_string());
+        CHECK(documented.count(table["name"].get<std::string>()) == 1);
         REQUIRE(table.contains("unit"));
         REQUIRE(table["rows"].is_array());
         std::vector<std::string> first;
@@ -82,12 +104,74 @@ TEST_CASE("json goldens: etdump-inspect's JSON parses and its field names are do
           for (const std::string& k : keys) {
             CAPTURE(k);
             CHECK((documented.count(k) == 1 || extra.count(k) == 1));
+            const nlohmann::json& v = row[k];
+            CAPTURE(v.dump());
+            if (kListFields.count(k) == 1) {
+              // Lists are arrays of integers (or null), never text such as "[1, 8]".
+              CHECK((v.is_null() || v.is_array()));
+              if (v.is_array()) {
+                for (const nlohmann::json& item : v) CHECK(item.is_number_integer());
+              }
+            } else if (kIntegerFields.count(k) == 1) {
+              CHECK((v.is_null() || v.is_number_integer()));
+            }
+            // Empty cells are null, not "".
+            if (v.is_string() && kTextMayBeEmpty.count(k) == 0) {
+              CHECK_FALSE(v.get<std::string>().empty());
+            }
+            ++checked[k];
           }
         }
       }
     }
   }
   CHECK(documents >= 10);
+  // The typed fields were seen, so the checks above ran on them.
+  for (const std::string k : {"shape", "handles", "values", "debug_handles", "count", "instruction"}) {
+    CAPTURE(k);
+    CHECK(checked[k] > 0);
+  }
+}
+
+// Every integer tensor trace-run prints as JSON has integer values, min and max (3, not 3.0),
+// and every shape is an array of integers.
+void check_trace_run_values(const nlohmann::json& j, size_t& integer_tensors) {
+  if (j.is_array()) {
+    for (const nlohmann::json& item : j) check_trace_run_values(item, integer_tensors);
+    return;
+  }
+  if (!j.is_object()) return;
+  if (j.contains("shape")) {
+    CHECK(j["shape"].is_array());
+    for (const nlohmann::json& d : j["shape"]) CHECK(d.is_number_integer());
+  }
+  if (j.contains("dtype") && j["dtype"].is_string()) {
+    const std::string dtype = j["dtype"].get<std::string>();
+    if ((dtype.rfind("int", 0) == 0 || dtype.rfind("uint", 0) == 0) && j.contains("values")) {
+      ++integer_tensors;
+      CAPTURE(j.dump());
+      for (const nlohmann::json& v : j["values"]) CHECK(v.is_number_integer());
+      for (const char* k : {"min", "max"}) CHECK((j[k].is_null() || j[k].is_number_integer()));
+    }
+  }
+  for (auto it = j.begin(); it != j.end(); ++it) check_trace_run_values(*it, integer_tensors);
+}
+
+TEST_CASE("json goldens: trace-run's JSON values keep their types") {
+  size_t integer_tensors = 0;
+  for (const fs::directory_entry& e :
+       fs::directory_iterator(fs::path(ETKIT_SOURCE_DIR) / "tests/cli/trace-run")) {
+    if (e.path().extension() != ".stdout") continue;
+    // Cases blank out timings as `T` (`"min_ms": T`): put a number back so that they parse.
+    const std::string text =
+        std::regex_replace(read_text(e.path()), std::regex(R"(": T(,?)\n)"), "\": 0$1\n");
+    if (text.rfind("{", 0) != 0) continue;
+    CAPTURE(e.path().string());
+    const nlohmann::json doc = nlohmann::json::parse(text, nullptr, false);
+    if (doc.is_discarded()) continue;  // a case that prints more than one document
+    check_trace_run_values(doc, integer_tensors);
+  }
+  CHECK(integer_tensors >= 1);
 }
 
 }  // namespace

@@ -10,6 +10,7 @@ namespace {
 
 std::vector<Table> sample() {
   Table t;
+  t.name = "events";
   t.title = "events of a.etdump";
   t.unit = "ms";
   t.columns = {{"name", 0}, {"count", 0}, {"time", 3}};
@@ -42,6 +43,7 @@ TEST_CASE("table: json keeps column names as fields and numbers in full") {
         "{\n"
         "  \"tables\": [\n"
         "    {\n"
+        "      \"name\": \"events\",\n"
         "      \"title\": \"events of a.etdump\",\n"
         "      \"unit\": \"ms\",\n"
         "      \"rows\": [\n"
@@ -59,6 +61,55 @@ TEST_CASE("table: json keeps column names as fields and numbers in full") {
         "    }\n"
         "  ]\n"
         "}\n");
+}
+
+TEST_CASE("table: lists are arrays in json and their text elsewhere; significant digits") {
+  Table t;
+  t.name = "values";
+  t.title = "values";
+  t.columns = {{"shape", 0}, {"error", kSignificantDigits}, {"mean", kSignificantDigits}};
+  t.rows.push_back({IntList{{1, 8}, "[1, 8]"}, 3e-7, std::monostate{}});
+  t.rows.push_back({std::monostate{}, 1234.5678, 0.0});
+  CHECK(render({t}, Format::Table) ==
+        "# values\n"
+        "shape     error  mean\n"
+        "[1, 8]    3e-07\n"
+        "        1234.57     0\n");
+  CHECK(render({t}, Format::Csv) == "shape,error,mean\n\"[1, 8]\",3e-07,\n,1234.57,0\n");
+  const std::string json = render({t}, Format::Json);
+  CHECK(json.find("\"shape\": [\n            1,\n            8\n          ],") != std::string::npos);
+  CHECK(json.find("\"error\": 3e-07,") != std::string::npos);  // shortest round trip
+  CHECK(json.find("\"error\": 1234.5678,") != std::string::npos);
+  CHECK(json.find("\"mean\": null") != std::string::npos);
+  CHECK(json.find("\"shape\": null") != std::string::npos);
+}
+
+TEST_CASE("table: automatic time units pick a readable unit per column") {
+  Table t;
+  t.name = "stats";
+  t.title = "statistics";
+  t.unit = "ms";
+  t.columns = {{"name", 0}, {"fast", 6, true}, {"slow", 6, true}, {"share", 1}};
+  // 30 ns and 2.5 us; 1.5 ms and 2 s (times in the table's unit, ms). Each column reads in the
+  // unit of its (lower) median time: one long time does not make the short ones 0.000030.
+  t.rows.push_back({std::string("a"), 0.00003, 1.5, 50.0});
+  t.rows.push_back({std::string("b"), 0.0025, 2000.0, 50.0});
+  RenderOptions automatic;
+  automatic.auto_time_units = true;
+  CHECK(render({t}, Format::Table, automatic) ==
+        "# statistics\n"
+        "name  fast[ns]     slow[ms]  share\n"
+        "a           30     1.500000   50.0\n"
+        "b         2500  2000.000000   50.0\n");
+  // Without it, and in the machine formats, times stay in the table's unit.
+  CHECK(render({t}, Format::Table).find("0.000030") != std::string::npos);
+  CHECK(render({t}, Format::Csv, automatic) ==
+        "name,fast,slow,share\na,0.000030,1.500000,50.0\nb,0.002500,2000.000000,50.0\n");
+  t.rows = {{std::string("c"), 0.00003, 0.0, 1.0}};
+  CHECK(render({t}, Format::Table, automatic) ==
+        "# statistics\n"
+        "name  fast[ns]  slow[ns]  share\n"
+        "c           30         0    1.0\n");
 }
 
 TEST_CASE("table: several tables and formats by name") {

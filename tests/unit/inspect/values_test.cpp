@@ -34,7 +34,7 @@ TEST_CASE("values: a logged tensor joined, read and turned into a HostTensor") {
 
 TEST_CASE("values: a tensor with no finite element has empty statistics and its NaN count") {
   const float nan = std::numeric_limits<float>::quiet_NaN();
-  const Logged l = logged({nan, nan, nan});
+  const Logged l = logged(std::vector<float>{nan, nan, nan});
   const Table t = values_table(l.trace, l.buffer, {});
   REQUIRE(t.rows.size() == 1);
   for (size_t c = 14; c < 18; ++c) {  // min, max, mean, std
@@ -42,6 +42,26 @@ TEST_CASE("values: a tensor with no finite element has empty statistics and its 
   }
   CHECK(std::get<int64_t>(t.rows[0][18]) == 3);  // nan
   CHECK(std::get<int64_t>(t.rows[0][19]) == 0);  // inf
+  // Printed empty in text, null in JSON; never a made-up 0.
+  const std::string text = render({t}, Format::Table);
+  CAPTURE(text);
+  CHECK(text.find("0.000000") == std::string::npos);
+  const std::string json = render({t}, Format::Json);
+  for (const char* field : {"min", "max", "mean", "std"}) {
+    CAPTURE(field);
+    CHECK(json.find("\"" + std::string(field) + "\": null") != std::string::npos);
+  }
+  CHECK(json.find("\"shape\": [\n            3\n          ]") != std::string::npos);
+}
+
+TEST_CASE("values: statistics print with significant digits") {
+  const Logged l = logged(std::vector<float>{3e-7f, 1e-7f});
+  const std::string text = render({values_table(l.trace, l.buffer, {})}, Format::Table);
+  CAPTURE(text);
+  CHECK(text.find(" 1e-07 ") != std::string::npos);   // min
+  CHECK(text.find(" 3e-07 ") != std::string::npos);   // max
+  CHECK(text.find(" 2e-07 ") != std::string::npos);   // mean
+  CHECK(text.find(" 1e-07    0    0") != std::string::npos);  // std, nan, inf
 }
 
 }  // namespace

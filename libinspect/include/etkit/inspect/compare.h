@@ -18,6 +18,12 @@
 // infinite when equal) and cosine similarity, and is past tolerance when some
 // |b - a| > atol + rtol |a| (NaN equals NaN). The first pair past tolerance, in row order, is
 // marked.
+//
+// Verdict (verdict.h). It fails when a pair is past tolerance or cannot be compared; otherwise
+// it is incomplete when nothing matched (the runs logged no values, or their methods are named
+// differently: see method_map.h) or when a value of either side has no counterpart, unless
+// unmatched values are allowed (`allow_unmatched`); a comparison that matched nothing is
+// incomplete even then.
 
 #include <cstddef>
 #include <string>
@@ -25,8 +31,10 @@
 
 #include "etkit/inspect/debug_buffer.h"
 #include "etkit/inspect/debug_map.h"
+#include "etkit/inspect/method_map.h"
 #include "etkit/inspect/table.h"
 #include "etkit/inspect/trace.h"
+#include "etkit/inspect/verdict.h"
 
 namespace etkit::inspect {
 
@@ -47,10 +55,21 @@ struct ValueSource {
 struct CompareResult {
   Table table;  ///< Columns below.
   size_t matched = 0, past_tolerance = 0, unmatched = 0, unreadable = 0;
+  size_t values_a = 0, values_b = 0;  ///< Values each dump logged.
+  /// Each unmatched value, in row order: "b value 4 (forward, iteration 1, instruction 0
+  /// addmm.out)" (side, value index, method, iteration or "load", instruction and operator,
+  /// delegate id, "output" for a program output).
+  std::vector<std::string> unmatched_values;
   /// The largest absolute error over every compared pair (NaN when one is NaN; 0 for none).
   double max_abs_error = 0;
   /// True when a matched value is past tolerance or cannot be compared (shape or dtype).
   bool failed() const { return past_tolerance > 0 || unreadable > 0; }
+  /// The verdict (see the file comment).
+  Verdict verdict(bool allow_unmatched) const {
+    if (failed()) return Verdict::Fail;
+    if (matched == 0 || (unmatched > 0 && !allow_unmatched)) return Verdict::Incomplete;
+    return Verdict::Pass;
+  }
 };
 
 /// Compares the values of `a` and `b`. Table columns: method, kind, iteration, instruction, op,
@@ -62,12 +81,21 @@ struct CompareResult {
 /// name in the map), instruction, op, delegate (A's value), instruction_b, op_b, delegate_b (B's),
 /// then output and the rest as above. Rows: matched and only_a in A's order, then only_b in B's
 /// order.
+/// B's blocks are matched under the method names `methods` gives them (method_map.h).
 CompareResult compare_values(const ValueSource& a, const ValueSource& b,
-                             const Tolerance& tolerance);
+                             const Tolerance& tolerance, const MethodMap& methods = {});
 
 /// The one-row summary `compare` prints after the rows, titled "compare summary": columns
 /// matched, past_tolerance, not_comparable (`unreadable`), unmatched, max_abs_error, result
-/// ("pass", or "fail" when `r.failed()`).
-Table compare_summary_table(const CompareResult& r);
+/// (`verdict_name(r.verdict(allow_unmatched))`).
+Table compare_summary_table(const CompareResult& r, bool allow_unmatched = false);
+
+/// Why the comparison is incomplete, for a diagnostic (empty when it matched something and
+/// left nothing unmatched): nothing logged ("a.etdump and b.etdump logged no values (trace-run
+/// logs them with --log)"), methods with no name in common ("methods of a: 'Execute'; of b:
+/// 'forward' (pair them with --method-map A=B)"), or the count of unmatched values and the
+/// first `limit` of them ("4 of 8 values unmatched: b value 0 (...), ...; and 2 more").
+std::string compare_incomplete_text(const CompareResult& r, const Trace& a, const Trace& b,
+                                    const MethodMap& methods = {}, size_t limit = 10);
 
 }  // namespace etkit::inspect

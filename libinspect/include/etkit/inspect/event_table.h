@@ -51,13 +51,13 @@ bool is_instruction_event(const TraceEvent& e);
 
 /// "1,2" for handles {1, 2}; "" for none.
 std::string handles_text(std::span<const uint32_t> handles);
+/// The handles as a list cell (text "1,2", a JSON array); empty (null) for none.
+Cell handles_cell(std::span<const uint32_t> handles);
+/// A tensor's sizes as a list cell (text "[1, 8]" as `shape_text`, a JSON array).
+Cell shape_cell(std::span<const int64_t> sizes);
 /// The node names of `handles` in the method of `map` that block method `method` stands for,
 /// joined by ","; a handle without a node shows as its number.
 std::string node_names_text(const DebugMap& map, const std::string& method,
                             std::span<const uint32_t> handles);
-
-/// Decimals shown for times in `unit`: 0 for ns, 3 for us, 6 for ms, 9 for s (nanosecond
-/// resolution).
-int time_decimals(TimeUnit unit);
 
 }  // namespace etkit::inspect

@@ -35,6 +35,7 @@
 #include "etkit/inspect/trace_reader.h"
 #include "etkit/inspect/operator_naming.h"
 #include "etkit/inspect/event_selection.h"
+#include "etkit/inspect/method_map.h"
 
 namespace etkit::inspect {
 
@@ -146,10 +147,12 @@ class StatsAccumulator {
 /// at a time (a block's events are dropped before the next is joined) and adds their selected
 /// events to `by` and, when not null, `ops` and `counters` (so the dump is read once). With a
 /// `namer`, every block is joined and named first, as `name_operators` names a whole trace, and
-/// its errors are returned; a null `selector` selects nothing (only naming is checked).
+/// its errors are returned; a null `selector` selects nothing (only naming is checked). With
+/// `methods`, events are counted under the method names it gives their blocks (method_map.h),
+/// after naming and selection by the blocks' own names.
 Error accumulate_stats(TraceReader& reader, EventSelector* selector, OperatorNamer* namer,
                        StatsAccumulator& by, StatsAccumulator* ops,
-                       CounterAccumulator* counters = nullptr);
+                       CounterAccumulator* counters = nullptr, const MethodMap* methods = nullptr);
 
 /// Linear-interpolation percentile `p` (0..100) of `sorted` (ascending, non-empty).
 double percentile(const std::vector<double>& sorted, double p);

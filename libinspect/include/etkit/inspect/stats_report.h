@@ -15,6 +15,7 @@
 #include "etkit/runtime/result.h"
 #include "etkit/inspect/debug_map.h"
 #include "etkit/inspect/event_selection.h"
+#include "etkit/inspect/method_map.h"
 #include "etkit/inspect/profiler_counters.h"
 #include "etkit/inspect/stats.h"
 #include "etkit/inspect/table.h"
@@ -30,6 +31,8 @@ struct StatsReportOptions {
   size_t top = 0;              ///< Rows per statistics table; 0 = all.
   bool pooled = false;         ///< Several dumps: accumulate mergeably and add pooled tables.
   const DebugMap* map = nullptr;  ///< Needed for `GroupBy::DebugHandle`; must outlive the report.
+  /// Method names to count blocks under (--method-map), in every dump; must outlive the report.
+  const MethodMap* methods = nullptr;
 };
 
 /// One dump's statistics, gathered block by block (its events are never all in memory).

@@ -6,9 +6,15 @@
 // are part of the tool's stable interface (documented in man/etdump-inspect.1).
 //
 // Text: per table a line `# TITLE (times in UNIT)`, a header and the rows, columns aligned
-// (text left, numbers right), tables separated by a blank line.
-// JSON: `{"tables": [{"title": ..., "unit": ..., "rows": [{COLUMN: VALUE, ...}, ...]}, ...]}`
-// with numbers as JSON numbers and empty cells as null.
+// (text left, numbers right), tables separated by a blank line. With automatic time units
+// (`RenderOptions::auto_time_units`), each time column is shown in the unit that reads best for
+// its values (ns, us, ms or s: the largest in which the column's median non-zero time is at
+// least 1, so one long event does not turn the short ones into 0.000030), named in its header
+// (`p50[us]`), and the title names no unit.
+// JSON: `{"tables": [{"name": ..., "title": ..., "unit": ..., "rows": [{COLUMN: VALUE, ...},
+// ...]}, ...]}` with integers as JSON integers, other numbers as JSON numbers in full precision
+// (shortest round trip), lists of integers as arrays, and empty cells (and NaN or infinity) as
+// null. Times are always in the table's unit in JSON, CSV and TSV.
 // CSV/TSV: per table a header line and the rows; several tables are separated by a blank line.
 // CSV quotes fields holding a comma, quote or newline (RFC 4180); TSV replaces tabs and newlines
 // in fields by spaces.
@@ -29,25 +35,49 @@ enum class Format { Table, Json, Csv, Tsv };
 /// Parses "table", "json", "csv" or "tsv". Errors: `InvalidArgument`.
 Result<Format> parse_format(std::string_view text);
 
-/// One cell: empty, an integer, a number printed with its column's decimals, or text.
-using Cell = std::variant<std::monostate, int64_t, double, std::string>;
+/// A list of integers (a shape, debug handles, value indices): an array in JSON, `text` in
+/// text, CSV and TSV (e.g. "[1, 8]" for a shape, "1,2" for handles).
+struct IntList {
+  std::vector<int64_t> items;
+  std::string text;
+  bool operator==(const IntList&) const = default;
+};
+
+/// One cell: empty, an integer, a number printed with its column's decimals, text, or a list
+/// of integers.
+using Cell = std::variant<std::monostate, int64_t, double, std::string, IntList>;
+
+/// `Column::decimals` for numbers printed with 6 significant digits (`%.6g`: 3e-07, 0.125,
+/// 1234.5), for values whose magnitude is not known in advance (errors, tensor statistics).
+inline constexpr int kSignificantDigits = -1;
 
 /// A column: its name (header and field name) and, for numbers, the decimals shown in text,
-/// CSV and TSV (JSON prints numbers in full).
+/// CSV and TSV (or `kSignificantDigits`; JSON prints numbers in full). A time column (`time`)
+/// holds durations in the table's unit.
 struct Column {
   std::string name;
   int decimals = 3;
+  bool time = false;
 };
 
 /// One table of a report.
 struct Table {
+  std::string name;   ///< What the table is, stable across inputs: "stats", "compare", ...
   std::string title;  ///< e.g. "events of run.etdump".
   std::string unit;   ///< Unit of its times ("ms"); empty when it has none.
   std::vector<Column> columns;
   std::vector<std::vector<Cell>> rows;  ///< Each row has one cell per column.
 };
 
+/// How tables are rendered.
+struct RenderOptions {
+  /// Text format only: show each time column in a unit picked from its values (see the file
+  /// comment) instead of the table's unit.
+  bool auto_time_units = false;
+};
+
 /// Renders `tables` in `format`; the text ends with a newline unless there is nothing to print.
-std::string render(const std::vector<Table>& tables, Format format);
+std::string render(const std::vector<Table>& tables, Format format,
+                   const RenderOptions& options = {});
 
 }  // namespace etkit::inspect

@@ -18,5 +18,13 @@ const char* time_unit_name(TimeUnit unit);
 Result<TimeUnit> parse_time_unit(std::string_view text);
 /// `ns` nanoseconds expressed in `unit`.
 double from_ns(double ns, TimeUnit unit);
+/// Nanoseconds in one `unit` (1, 1e3, 1e6, 1e9).
+double ns_per(TimeUnit unit);
+/// Decimals shown for times in `unit`: 0 for ns, 3 for us, 6 for ms, 9 for s (nanosecond
+/// resolution).
+int time_decimals(TimeUnit unit);
+/// The unit that reads best for durations like `typical_ns`: the largest unit in which it is
+/// at least 1 (ns for 0 and below 1 us; a 30 ns time reads "30" in ns, not "0.000030" in ms).
+TimeUnit readable_time_unit(double typical_ns);
 
 }  // namespace etkit::inspect

@@ -1,0 +1,1 @@
+cd $CASE_TMP && trace-run $SAMPLES/mlp.pte --etdump x.etdump --clock fake --log intermediates >/dev/null && trace-run $SAMPLES/mlp.pte --etdump y.etdump --clock fake --log intermediates --iterations 2 >/dev/null && cp x.debug.bin a.bin && etdump-inspect compare x.etdump y.etdump --debug-buffer-a a.bin --debug-buffer-b y.debug.bin --allow-unmatched

@@ -1,0 +1,1 @@
+cd $CASE_TMP && trace-run $SAMPLES/mlp.pte --etdump x.etdump --clock fake >/dev/null && trace-run $SAMPLES/mlp.pte --etdump y.etdump --clock fake >/dev/null && etdump-inspect compare x.etdump y.etdump

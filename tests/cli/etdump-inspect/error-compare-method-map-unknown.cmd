@@ -1,0 +1,1 @@
+cd $CASE_TMP && trace-run $SRC/$FIXTURES/pte/et-add.pte --etdump ours.etdump --clock fake --log intermediates >/dev/null && cp $SRC/$FIXTURES/generated/et-add.intermediate.etdump et.etdump && cp $SRC/$FIXTURES/generated/et-add.intermediate.debug.bin et.debug.bin && etdump-inspect compare et.etdump ours.etdump --method-map Execute=run
