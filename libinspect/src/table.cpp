@@ -120,7 +120,8 @@ nlohmann::ordered_json json_cell(const Cell& cell) {
 
 }  // namespace
 
-std::string render(const std::vector<Table>& tables, Format format) {
+std::string render(const std::vector<Table>& tables, Format format,
+                   const std::vector<std::string>& warnings) {
   std::string out;
   if (format == Format::Json) {
     nlohmann::ordered_json doc;
@@ -139,6 +140,7 @@ std::string render(const std::vector<Table>& tables, Format format) {
       }
       doc["tables"].push_back(std::move(jt));
     }
+    if (!warnings.empty()) doc["warnings"] = warnings;
     out = doc.dump(2);
     out += '\n';
     return out;

@@ -31,6 +31,7 @@ Subcommand add_diff(CLI::App& app) {
                   "Smallest slowdown that is a regression, e.g. 2us (default 0)");
   cmd->add_option("--method", options->method, "Only blocks of method NAME");
   cmd->add_option("--name", options->name_regex, "Only events whose name fully matches REGEX");
+  add_iteration_flags(*cmd, *options);
   add_output_flags(*cmd, *options);
   add_program_flag(*cmd, *options);
   return {cmd, [options]() {
@@ -57,7 +58,7 @@ Subcommand add_diff(CLI::App& app) {
                                               "diff of " + traces[0].path + " (a) and " +
                                                   traces[1].path + " (b)"),
                           inspect::diff_summary_table(result)},
-                         *inspect::parse_format(options->format));
+                         *inspect::parse_format(options->format), dump_warnings(traces));
             return result.failed() ? kExitFailure : kExitOk;
           }};
 }

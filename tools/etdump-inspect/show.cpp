@@ -66,7 +66,7 @@ Subcommand add_show(CLI::App& app) {
               tables.push_back(inspect::event_table(trace, selected, unit, m,
                                                   layout ? &*layout : nullptr));
             }
-            print_tables(tables, *inspect::parse_format(options->format));
+            print_tables(tables, *inspect::parse_format(options->format), dump_warnings(traces));
             return kExitOk;
           }};
 }

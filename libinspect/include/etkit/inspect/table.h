@@ -8,7 +8,8 @@
 // Text: per table a line `# TITLE (times in UNIT)`, a header and the rows, columns aligned
 // (text left, numbers right), tables separated by a blank line.
 // JSON: `{"tables": [{"title": ..., "unit": ..., "rows": [{COLUMN: VALUE, ...}, ...]}, ...]}`
-// with numbers as JSON numbers and empty cells as null.
+// with numbers as JSON numbers and empty cells as null, and `"warnings": [...]` when the report
+// has warnings (a truncated dump).
 // CSV/TSV: per table a header line and the rows; several tables are separated by a blank line.
 // CSV quotes fields holding a comma, quote or newline (RFC 4180); TSV replaces tabs and newlines
 // in fields by spaces.
@@ -48,6 +49,10 @@ struct Table {
 };
 
 /// Renders `tables` in `format`; the text ends with a newline unless there is nothing to print.
-std::string render(const std::vector<Table>& tables, Format format);
+/// `warnings` (one sentence each, e.g. `trace_warnings` with the dump's path) become a
+/// `"warnings"` array of strings after `"tables"` in JSON, present only when there are some;
+/// the other formats leave them to the caller (etdump-inspect prints them on stderr).
+std::string render(const std::vector<Table>& tables, Format format,
+                   const std::vector<std::string>& warnings = {});
 
 }  // namespace etkit::inspect
