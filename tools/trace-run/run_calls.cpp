@@ -112,14 +112,15 @@ int run_calls(const ProgramFile& file, const TraceRunOptions& options) {
       print_error(kTraceRun, label + ": " + e.message());
       return kExitUsage;
     }
+    CallResult r;
+    // Inputs are summarized before the call: the plan may reuse their memory for later values.
+    for (size_t i = 0; i < method.num_inputs(); ++i) r.inputs.push_back(summarize_value(method.input(i)));
     if (Error e = method.execute(); !e.ok()) {
       return report(kTraceRun, e.with_context("%s: %s", file.path().c_str(), label.c_str()));
     }
-    CallResult r;
     r.method = call.method;
     r.instructions = method.num_instructions();
     r.sources = inputs.sources;
-    for (size_t i = 0; i < method.num_inputs(); ++i) r.inputs.push_back(summarize_value(method.input(i)));
     for (size_t i = 0; i < method.num_outputs(); ++i) {
       r.outputs.push_back(summarize_value(method.output(i)));
       if (options.outputs_dir.empty()) continue;

@@ -16,6 +16,9 @@ namespace etkit::tools {
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitFailure = 1;
 inline constexpr int kExitUsage = 2;
+/// Stopped by SIGINT or SIGTERM (128 + SIGINT, as shells report it); what was recorded is
+/// written.
+inline constexpr int kExitInterrupted = 130;
 
 /// Prints "TOOL: error: MESSAGE" on stderr.
 void print_error(std::string_view tool, std::string_view message);
