@@ -7,6 +7,7 @@
 
 #include "etkit/host/file_util.h"
 #include "etkit/devtools/profiler_controller.h"
+#include "etkit/formats/etdump_generated.h"
 
 namespace etkit {
 
@@ -129,7 +130,11 @@ Result<TraceSummary> TraceSession::finish() {
     summary.debug_bytes = m.buffer_sink->used_bytes();
     ETKIT_TRY(write_file_atomic(summary.debug_path, m.buffer_sink->data()));
   }
-  summary.blocks = m.writer->num_blocks();
+  // The blocks the dump holds (those created after the memory filled up are not in it), not
+  // counting etkit's metadata block, which the serializer always writes last.
+  const auto* root = ::etdump::GetSizePrefixedETDump(dump.data());
+  const size_t runs = root->run_data() == nullptr ? 0 : root->run_data()->size();
+  summary.blocks = runs == 0 ? 0 : runs - 1;
   summary.dropped_events = m.writer->dropped_events();
   summary.dropped_payloads = m.writer->dropped_payloads();
   summary.interrupted = m.writer->interrupted();

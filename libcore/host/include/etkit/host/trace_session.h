@@ -44,7 +44,7 @@ struct TraceSummary {
   std::string etdump_path;
   std::string debug_path;  ///< Empty when no payload was written.
   uint64_t debug_bytes = 0;
-  size_t blocks = 0;
+  size_t blocks = 0;  ///< Run blocks in the dump, without the metadata block.
   uint64_t dropped_events = 0;
   /// When events were dropped: an event memory that would have held them all (what was used,
   /// scaled by recorded + dropped events over recorded ones, rounded up to a MiB); else 0.
