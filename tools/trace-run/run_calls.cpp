@@ -3,6 +3,7 @@
 // SharedMemoryManager; each call sets its inputs, executes once and reports (and writes) its
 // outputs before the next call can overwrite them.
 
+#include <algorithm>
 #include <cstdio>
 #include <map>
 
@@ -78,6 +79,13 @@ int run_calls(const ProgramFile& file, const TraceRunOptions& options) {
     calls.push_back(std::move(call).get());
   }
 
+  std::vector<std::string> called;  // each method once, in order of first call
+  for (const CallSpec& call : calls) {
+    if (std::find(called.begin(), called.end(), call.method) == called.end()) {
+      called.push_back(call.method);
+    }
+  }
+  warn_about_filters(file, called, options);
   int trace_exit = kExitOk;
   std::unique_ptr<TraceSession> trace = start_tracing(options, &trace_exit);
   if (trace_exit != kExitOk) return trace_exit;

@@ -74,7 +74,7 @@ int run_method(const ProgramFile& file, const TraceRunOptions& options) {
     print_error(kTraceRun, name.error().message());
     return kExitUsage;
   }
-  warn_about_filters(file, *name, options);
+  warn_about_filters(file, {*name}, options);
   int trace_exit = kExitOk;
   std::unique_ptr<TraceSession> trace = start_tracing(options, &trace_exit);
   if (trace_exit != kExitOk) return trace_exit;

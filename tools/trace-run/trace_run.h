@@ -43,9 +43,9 @@ struct TraceRunOptions {
 /// Sets up tracing for a run if asked (null session otherwise). Prints and returns the exit
 /// code on failure through `exit_code`.
 std::unique_ptr<TraceSession> start_tracing(const TraceRunOptions& options, int* exit_code);
-/// Prints the warnings of `filter_warnings` (etkit/host/filter_check.h) for `method`: output
-/// filters that can have no effect. Nothing when not tracing.
-void warn_about_filters(const ProgramFile& file, const std::string& method,
+/// Prints the warnings of `filter_warnings` (etkit/host/filter_check.h) for the methods a run
+/// calls: output filters that can have no effect. Nothing when not tracing.
+void warn_about_filters(const ProgramFile& file, const std::vector<std::string>& methods,
                         const TraceRunOptions& options);
 /// Writes the dump, reports what was written and what did not fit; returns an exit code.
 int finish_tracing(TraceSession& session, const TraceRunOptions& options);

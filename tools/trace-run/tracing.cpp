@@ -28,10 +28,10 @@ std::unique_ptr<TraceSession> start_tracing(const TraceRunOptions& options, int*
   return std::make_unique<TraceSession>(std::move(session).get());
 }
 
-void warn_about_filters(const ProgramFile& file, const std::string& method,
+void warn_about_filters(const ProgramFile& file, const std::vector<std::string>& methods,
                         const TraceRunOptions& options) {
   if (options.trace.etdump_path.empty()) return;
-  for (const std::string& w : filter_warnings(file.program(), method, options.trace)) {
+  for (const std::string& w : filter_warnings(file.program(), methods, options.trace)) {
     print_warning(kTraceRun, w);
   }
 }

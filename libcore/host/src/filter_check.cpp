@@ -11,13 +11,11 @@ namespace {
 
 // The names the filter sees for the method's instructions: operators as the filter gets them
 // ("aten::addmm.out") and delegate backends ("XnnpackBackend").
-// `has_delegates` is set when the method calls a delegate.
-std::vector<std::string> filter_names(const Program& program, std::string_view method,
-                                      bool* has_delegates) {
-  std::vector<std::string> names;
-  *has_delegates = false;
+// Appends the names of `method` not in `names` yet; sets `has_delegates` when it calls one.
+void add_filter_names(const Program& program, std::string_view method,
+                      std::vector<std::string>& names, bool* has_delegates) {
   Result<MethodMeta> meta = program.method_meta(method);
-  if (!meta.ok()) return names;
+  if (!meta.ok()) return;
   constexpr std::string_view kDelegate = "delegate ";
   for (size_t i = 0; i < meta->num_instructions(); ++i) {
     std::string name = meta->instruction_name(i);
@@ -29,7 +27,6 @@ std::vector<std::string> filter_names(const Program& program, std::string_view m
     }
     if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
   }
-  return names;
 }
 
 // A name as a hint shows it: operators as etdump-inspect's tables print them.
@@ -40,7 +37,8 @@ std::string hint_form(const std::string& name) {
 
 }  // namespace
 
-std::vector<std::string> filter_warnings(const Program& program, std::string_view method,
+std::vector<std::string> filter_warnings(const Program& program,
+                                         const std::vector<std::string>& methods,
                                          const TraceOptions& options) {
   std::vector<std::string> out;
   const bool any_filter = !options.keep_names.empty() || !options.drop_names.empty() ||
@@ -61,7 +59,12 @@ std::vector<std::string> filter_warnings(const Program& program, std::string_vie
   }
   if (options.keep_names.empty()) return out;
   bool has_delegates = false;
-  const std::vector<std::string> names = filter_names(program, method, &has_delegates);
+  std::vector<std::string> names;
+  std::string where = methods.size() == 1 ? "method " : "methods ";
+  for (size_t i = 0; i < methods.size(); ++i) {
+    add_filter_names(program, methods[i], names, &has_delegates);
+    where += (i == 0 ? "'" : ", '") + methods[i] + "'";
+  }
   std::vector<std::string> hints;
   for (const std::string& n : names) hints.push_back(hint_form(n));
   for (const std::string& pattern : options.keep_names) {
@@ -82,8 +85,8 @@ std::vector<std::string> filter_warnings(const Program& program, std::string_vie
     // A delegate's own outputs have names the program does not hold: there, only a pattern
     // close to a name the program has is taken for a typo.
     if (has_delegates && close.empty()) continue;
-    std::string w = "--keep-name '" + pattern + "' matches no operator or delegate backend of "
-                    "method '" + std::string(method) + "'";
+    std::string w = "--keep-name '" + pattern + "' matches no operator or delegate backend of " +
+                    where;
     if (!close.empty()) {
       w += " (did you mean ";
       for (size_t i = 0; i < close.size(); ++i) {

@@ -12,17 +12,18 @@
 
 namespace etkit {
 
-/// Warnings about `options`' name filters for method `method` of `program`, one sentence each,
-/// in flag order:
+/// Warnings about `options`' name filters for the methods `methods` of `program` (the ones a
+/// run calls), one sentence each, in flag order:
 ///   - name or range filters while no values are logged (`debug_level` None): they have no
 ///     effect;
 ///   - a `keep_names` pattern that matches no operator ("aten::addmm.out", also matched as
-///     "addmm.out") or delegate backend of the method, with the closest names ("did you mean
+///     "addmm.out") or delegate backend of those methods, with the closest names ("did you mean
 ///     'addmm.out'?") when some are close.
 /// A pattern that does not compile gives no warning here (`TraceSession::create` rejects it).
 /// Backends' own outputs have names the program does not hold, so in a method that calls a
 /// delegate only a pattern close to one of the program's names (a likely typo) is reported.
-std::vector<std::string> filter_warnings(const Program& program, std::string_view method,
+std::vector<std::string> filter_warnings(const Program& program,
+                                         const std::vector<std::string>& methods,
                                          const TraceOptions& options);
 
 }  // namespace etkit
