@@ -33,6 +33,58 @@ Error set_tick_rate(const std::map<std::string, std::string>& metadata, Trace& t
   return Error();
 }
 
+Error apply_metadata(const std::map<std::string, std::string>& metadata, Trace& trace) {
+  trace.metadata = metadata;
+  auto bad = [&](std::string_view key, const std::string& value, const char* expected) {
+    return Error(ErrorCode::InvalidData, "%s: metadata %.*s '%s' is not %s", trace.path.c_str(),
+                 static_cast<int>(key.size()), key.data(), value.c_str(), expected);
+  };
+  auto find = [&](std::string_view key) -> const std::string* {
+    auto it = metadata.find(std::string(key));
+    return it == metadata.end() ? nullptr : &it->second;
+  };
+  auto count = [&](std::string_view key, uint64_t* out) -> Error {
+    const std::string* v = find(key);
+    if (v == nullptr) return Error();
+    auto [end, ec] = std::from_chars(v->data(), v->data() + v->size(), *out);
+    if (v->empty() || ec != std::errc() || end != v->data() + v->size()) {
+      return bad(key, *v, "a non-negative integer");
+    }
+    return Error();
+  };
+  namespace key = metadata_key;
+  ETKIT_TRY(count(key::kDroppedEvents, &trace.dropped_events));
+  ETKIT_TRY(count(key::kDroppedPayloads, &trace.dropped_payloads));
+  const size_t n = trace.blocks.size();
+  if (const std::string* v = find(key::kWarmupBlocks)) {
+    std::vector<std::pair<uint64_t, uint64_t>> ranges;
+    if (!parse_block_ranges(*v, &ranges)) return bad(key::kWarmupBlocks, *v, "a list of ranges A:B");
+    for (const auto& [first, end] : ranges) {
+      if (end > n) return bad(key::kWarmupBlocks, *v, "within the dump's blocks");
+      for (uint64_t b = first; b < end; ++b) trace.blocks[b].warmup = !trace.blocks[b].load;
+    }
+  }
+  uint64_t incomplete_from = n;
+  if (find(key::kIncompleteFrom) != nullptr) {
+    ETKIT_TRY(count(key::kIncompleteFrom, &incomplete_from));
+  } else if (trace.dropped_events > 0 && n > 0) {
+    // Not said where (an older etkit): once the memory is full nothing more is recorded, not
+    // even blocks, so the last block is the one that filled it.
+    incomplete_from = n - 1;
+  }
+  for (uint64_t b = incomplete_from; b < n; ++b) trace.blocks[b].incomplete = true;
+  if (const std::string* v = find(key::kInterrupted)) {
+    if (*v != "1") return bad(key::kInterrupted, *v, "1");
+    trace.interrupted = true;
+  }
+  // Iterations: measured and warm-up executions each numbered from 0, per method.
+  std::map<std::pair<std::string, bool>, uint32_t> seen;
+  for (TraceBlock& b : trace.blocks) {
+    if (!b.load) b.iteration = seen[{b.method, b.warmup}]++;
+  }
+  return Error();
+}
+
 void add_block(const std::string& name, std::map<std::string, uint32_t>& executions,
                Trace& trace) {
   TraceBlock tb;

@@ -28,6 +28,11 @@ Result<std::pair<uint64_t, uint64_t>> span_of(uint64_t start, uint64_t end);
 // Sets the trace's tick rate from etkit's metadata.
 Error set_tick_rate(const std::map<std::string, std::string>& metadata, Trace& trace);
 
+// Applies etkit's metadata to a trace whose blocks are all added: keeps the pairs, reads the
+// drop counts and the interrupted flag, flags warm-up and incomplete blocks and numbers the
+// iterations (warm-up blocks apart). Errors: `InvalidData` naming the key and its value.
+Error apply_metadata(const std::map<std::string, std::string>& metadata, Trace& trace);
+
 // Appends a block named `name` to `trace` (method, load flag, iteration).
 void add_block(const std::string& name, std::map<std::string, uint32_t>& executions,
                Trace& trace);

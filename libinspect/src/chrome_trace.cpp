@@ -85,7 +85,7 @@ std::string chrome_trace_json(const Trace& trace, const std::vector<size_t>& sel
     ev["tid"] = tid;
     json args;
     args["block"] = e.block;
-    args["kind"] = b.load ? "load" : "execute";
+    args["kind"] = std::string(block_kind(b));
     if (!b.load) args["iteration"] = b.iteration;
     if (e.instruction >= 0) args["instruction"] = e.instruction;
     if (!e.op.empty()) args["op"] = e.op;

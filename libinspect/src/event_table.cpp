@@ -113,7 +113,7 @@ Table event_table(const Trace& trace, const std::vector<size_t>& selected, TimeU
     row.reserve(t.columns.size());
     row.emplace_back(static_cast<int64_t>(e.block));
     row.emplace_back(b.method);
-    row.emplace_back(std::string(b.load ? "load" : "execute"));
+    row.emplace_back(std::string(block_kind(b)));
     if (b.load) {
       row.emplace_back(std::monostate{});
     } else {

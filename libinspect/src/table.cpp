@@ -190,6 +190,7 @@ std::string render(const std::vector<Table>& tables, Format format,
       }
       doc["tables"].push_back(std::move(jt));
     }
+    if (!options.warnings.empty()) doc["warnings"] = options.warnings;
     out = doc.dump(2);
     out += '\n';
     return out;

@@ -44,6 +44,7 @@ Result<Trace> join_model(ETDump& dump, const std::string& path, bool consume) {
   StringTable& strings = *trace.strings;
   std::map<std::string, uint32_t> executions;  // method -> execution blocks seen
   for (const RunBlock& block : dump.blocks) add_block(block.name, executions, trace);
+  ETKIT_TRY(apply_metadata(dump.metadata, trace));
   BlockJoiner joiner;
   for (size_t b = 0; b < dump.blocks.size(); ++b) {
     const RunBlock& block = dump.blocks[b];
@@ -85,6 +86,40 @@ Result<Trace> join_model(ETDump& dump, const std::string& path, bool consume) {
 }
 
 }  // namespace
+
+std::string_view block_kind(const TraceBlock& block) {
+  if (block.load) return "load";
+  return block.warmup ? "warmup" : "execute";
+}
+
+std::vector<std::string> trace_warnings(const Trace& trace) {
+  std::vector<std::string> out;
+  if (trace.dropped_events > 0) {
+    size_t first = trace.blocks.size();
+    size_t executions = 0;
+    for (size_t b = 0; b < trace.blocks.size(); ++b) {
+      if (!trace.blocks[b].incomplete) continue;
+      first = std::min(first, b);
+      if (!trace.blocks[b].load) ++executions;
+    }
+    std::string w = std::to_string(trace.dropped_events) + " event" +
+                    (trace.dropped_events == 1 ? " was" : "s were") +
+                    " dropped (the trace memory was full)";
+    if (first < trace.blocks.size()) {
+      w += "; block" + std::string(first + 1 < trace.blocks.size() ? "s " : " ") +
+           std::to_string(first) + (first + 1 < trace.blocks.size() ? " on" : "") +
+           " may be incomplete: " + std::to_string(executions) + " execution" +
+           (executions == 1 ? " is" : "s are") + " left out of statistics";
+    }
+    out.push_back(std::move(w));
+  }
+  if (trace.dropped_payloads > 0) {
+    out.push_back(std::to_string(trace.dropped_payloads) + " tensor payload" +
+                  (trace.dropped_payloads == 1 ? " was" : "s were") +
+                  " not stored (the debug buffer was full): those values have no data");
+  }
+  return out;
+}
 
 std::string_view event_device(const TraceEvent& e) {
   if (!e.device) return {};

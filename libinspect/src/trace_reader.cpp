@@ -110,6 +110,7 @@ Error TraceReader::Impl::open(std::span<const uint8_t> data) {
     }
   }
   ETKIT_TRY(set_tick_rate(metadata, skeleton));
+  ETKIT_TRY(apply_metadata(metadata, skeleton));
   if (!span_error.ok()) return span_error;
   first_start = first;
   ns_per_tick = 1e9 / skeleton.ticks_per_second;

@@ -134,7 +134,7 @@ Table values_table(const Trace& trace, const DebugBuffer& buffer, const std::vec
     std::vector<Cell> row;
     row.emplace_back(static_cast<int64_t>(v.block));
     row.emplace_back(b.method);
-    row.emplace_back(std::string(b.load ? "load" : "execute"));
+    row.emplace_back(std::string(block_kind(b)));
     if (b.load) {
       row.emplace_back(std::monostate{});
     } else {

@@ -78,7 +78,7 @@ int run_diff(const DiffOptions& options) {
                                     "diff of " + traces[0].path + " (a) and " + traces[1].path +
                                         " (b)"),
                 inspect::diff_summary_table(result)},
-               options);
+               options, dump_warnings(traces));
   const std::string why = inspect::diff_incomplete_text(result, traces[0], traces[1], diff_options);
   if (!why.empty()) print_error(kEtdumpInspect, "diff: incomplete: " + why);
   return verdict_exit_code(result.verdict());
@@ -109,6 +109,7 @@ Subcommand add_diff(CLI::App& app) {
   add_method_map_flag(*cmd, *options,
                       "Pair B's blocks of method B with A's of method A (e.g. Execute=forward; "
                       "repeatable)");
+  add_iteration_flags(*cmd, *options);
   add_output_flags(*cmd, *options);
   add_program_flag(*cmd, *options);
   cmd->add_option("--debug-map", options->debug_map,

@@ -16,6 +16,27 @@ void add_selection_flags(CLI::App& cmd, DumpOptions& options) {
   cmd.add_option("--block", options.block, "Only block N (0-based, file order)")
       ->check(at_least(0, true));
   cmd.add_option("--name", options.name_regex, "Only events whose name fully matches REGEX");
+  add_iteration_flags(cmd, options);
+}
+
+void add_iteration_flags(CLI::App& cmd, DumpOptions& options) {
+  cmd.add_flag("--include-warmup", options.include_warmup,
+               "Include warm-up executions (left out by default)");
+  cmd.add_option("--iterations", options.iterations,
+                 "Only measured iterations in RANGE: A:B (half-open), A:, :B or N, counted "
+                 "from 0 per method")
+      ->type_name("RANGE")
+      ->check(
+          [](const std::string& text) {
+            Result<inspect::IterationRange> r = inspect::parse_iteration_range(text);
+            if (r.ok()) return std::string();
+            // CLI11 names the option itself: "--iterations: bad range '5:2': ...".
+            std::string message = r.error().message();
+            const std::string prefix = "bad --iterations ";
+            if (message.rfind(prefix, 0) == 0) message = "bad range " + message.substr(prefix.size());
+            return message;
+          },
+          "RANGE");
 }
 
 void add_output_flags(CLI::App& cmd, DumpOptions& options) {
@@ -177,6 +198,9 @@ inspect::EventSelection event_selection(const DumpOptions& options, bool executi
   s.block = options.block;
   s.name_regex = options.name_regex;
   s.include_load = !executions_only || options.block >= 0;
+  s.complete_only = executions_only;
+  s.include_warmup = options.include_warmup;
+  if (!options.iterations.empty()) s.iterations = *inspect::parse_iteration_range(options.iterations);
   return s;
 }
 
@@ -196,16 +220,38 @@ bool select(const inspect::Trace& trace, const DumpOptions& options, bool execut
   return true;
 }
 
+std::vector<std::string> dump_warnings(const inspect::Trace& trace) {
+  std::vector<std::string> out;
+  for (const std::string& w : inspect::trace_warnings(trace)) out.push_back(trace.path + ": " + w);
+  return out;
+}
+
+std::vector<std::string> dump_warnings(std::span<const inspect::Trace> traces) {
+  std::vector<std::string> out;
+  for (const inspect::Trace& t : traces) {
+    for (std::string& w : dump_warnings(t)) out.push_back(std::move(w));
+  }
+  return out;
+}
+
 void print_tables(const std::vector<inspect::Table>& tables, inspect::Format format,
-                  bool auto_time_units) {
+                  bool auto_time_units, const std::vector<std::string>& warnings) {
+  for (const std::string& w : warnings) print_warning(kEtdumpInspect, w);
   inspect::RenderOptions render_options;
   render_options.auto_time_units = auto_time_units;
+  render_options.warnings = warnings;
   const std::string text = inspect::render(tables, format, render_options);
   std::fwrite(text.data(), 1, text.size(), stdout);
 }
 
-void print_tables(const std::vector<inspect::Table>& tables, const DumpOptions& options) {
-  print_tables(tables, *inspect::parse_format(options.format), options.time_unit.empty());
+void print_tables(const std::vector<inspect::Table>& tables, inspect::Format format,
+                  const std::vector<std::string>& warnings) {
+  print_tables(tables, format, false, warnings);
+}
+
+void print_tables(const std::vector<inspect::Table>& tables, const DumpOptions& options,
+                  const std::vector<std::string>& warnings) {
+  print_tables(tables, *inspect::parse_format(options.format), options.time_unit.empty(), warnings);
 }
 
 inspect::TimeUnit time_unit(const DumpOptions& options) {
@@ -243,9 +289,9 @@ int etdump_inspect_main(int argc, char** argv) {
   app.require_subcommand(1);
   add_version_flag(app);
   std::vector<Subcommand> subcommands = {add_show(app), add_stats(app), add_diff(app), add_export(app), add_values(app),
-                                         add_compare(app)};
+                                         add_compare(app), add_info(app)};
   if (argc < 2) {
-    print_error(kEtdumpInspect, "a subcommand is required: show, stats, diff, export, values or compare (see --help)");
+    print_error(kEtdumpInspect, "a subcommand is required: show, stats, diff, export, values, compare or info (see --help)");
     return kExitUsage;
   }
   if (std::optional<int> exit = parse_command_line(app, argc, argv)) return *exit;

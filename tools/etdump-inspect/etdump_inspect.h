@@ -44,9 +44,15 @@ struct DumpOptions {
   unsigned jobs = 1;
   std::string program;  ///< --program: names operators from this .pte.
   std::string debug_map;  ///< --debug-map: joins events through this debug map.
+  bool include_warmup = false;  ///< --include-warmup.
+  std::string iterations;       ///< --iterations RANGE (checked when parsed); empty: all.
 };
 
-/// Adds --method, --block, --name to `cmd`, storing into `options`.
+/// Adds --include-warmup and --iterations RANGE (measured iterations, `A:B`, `A:`, `:B`, `N`).
+void add_iteration_flags(CLI::App& cmd, DumpOptions& options);
+
+/// Adds --method, --block, --name, --include-warmup and --iterations to `cmd`, storing into
+/// `options`.
 void add_selection_flags(CLI::App& cmd, DumpOptions& options);
 /// Adds --format (table|json|csv|tsv) and --time-unit.
 void add_output_flags(CLI::App& cmd, DumpOptions& options);
@@ -89,7 +95,8 @@ Result<inspect::TraceReader> open_dump(const std::string& path, std::vector<uint
 /// Why the selection flags do not fit `trace` (a block out of range, an unknown method), or "".
 std::string selection_error(const inspect::Trace& trace, const DumpOptions& options);
 /// The selection the flags describe; execution blocks only when `executions_only` and no
-/// --block is given.
+/// --block is given, and then (statistics) complete blocks only. Warm-up is left out unless
+/// --include-warmup.
 inspect::EventSelection event_selection(const DumpOptions& options, bool executions_only);
 
 /// Selects the events of `trace` per the selection flags; execution blocks only when
@@ -98,12 +105,22 @@ inspect::EventSelection event_selection(const DumpOptions& options, bool executi
 bool select(const inspect::Trace& trace, const DumpOptions& options, bool executions_only,
             std::vector<size_t>& selected);
 
-/// Prints `tables` to stdout in `format`; with `auto_time_units`, text tables show each time
-/// column in a unit picked from its values (no --time-unit given).
+/// The warnings of `traces` (`inspect::trace_warnings`), each prefixed with its dump's path.
+std::vector<std::string> dump_warnings(std::span<const inspect::Trace> traces);
+/// The same for one trace.
+std::vector<std::string> dump_warnings(const inspect::Trace& trace);
+
+/// Prints `tables` to stdout in `format`, and `warnings` one line each on stderr (and, in
+/// JSON, in the document's `warnings` array); with `auto_time_units`, text tables show each
+/// time column in a unit picked from its values (no --time-unit given).
 void print_tables(const std::vector<inspect::Table>& tables, inspect::Format format,
-                  bool auto_time_units = false);
-/// Prints `tables` per the output flags of `options` (--format, --time-unit).
-void print_tables(const std::vector<inspect::Table>& tables, const DumpOptions& options);
+                  bool auto_time_units = false, const std::vector<std::string>& warnings = {});
+/// The same without automatic units.
+void print_tables(const std::vector<inspect::Table>& tables, inspect::Format format,
+                  const std::vector<std::string>& warnings);
+/// Prints `tables` per the output flags of `options` (--format, --time-unit), and `warnings`.
+void print_tables(const std::vector<inspect::Table>& tables, const DumpOptions& options,
+                  const std::vector<std::string>& warnings = {});
 /// The unit of times in tables: --time-unit, or ms when none is given (then text tables pick
 /// a unit per column when printed).
 inspect::TimeUnit time_unit(const DumpOptions& options);
@@ -126,5 +143,6 @@ Subcommand add_diff(CLI::App& app);
 Subcommand add_export(CLI::App& app);
 Subcommand add_values(CLI::App& app);
 Subcommand add_compare(CLI::App& app);
+Subcommand add_info(CLI::App& app);
 
 }  // namespace etkit::tools

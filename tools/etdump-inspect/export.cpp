@@ -42,6 +42,7 @@ Subcommand add_export(CLI::App& app) {
             if (!load_dumps(*options, 1, traces, code, m)) return code;
             std::vector<size_t> selected;
             if (!select(traces[0], *options, false, selected)) return kExitUsage;
+            for (const std::string& w : dump_warnings(traces[0])) print_warning(kEtdumpInspect, w);
             const std::string text = inspect::chrome_trace_json(traces[0], selected, m);
             if (options->output == "-") {
               std::fwrite(text.data(), 1, text.size(), stdout);

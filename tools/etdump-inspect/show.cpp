@@ -66,7 +66,7 @@ Subcommand add_show(CLI::App& app) {
               tables.push_back(inspect::event_table(trace, selected, unit, m,
                                                   layout ? &*layout : nullptr));
             }
-            print_tables(tables, *options);
+            print_tables(tables, *options, dump_warnings(traces));
             return kExitOk;
           }};
 }

@@ -29,6 +29,7 @@ struct DumpResult {
   Error load_error;
   Error name_error;
   std::string select_error;
+  std::vector<std::string> warnings;  // the dump's (truncation), with its path
 };
 
 void aggregate(const StatsOptions& options, const inspect::StatsReportOptions& report,
@@ -38,7 +39,9 @@ void aggregate(const StatsOptions& options, const inspect::StatsReportOptions& r
     out.load_error = reader.error();
     return;
   }
-  out.select_error = selection_error(reader->skeleton(), options);
+  const inspect::Trace skeleton = reader->skeleton();
+  out.warnings = dump_warnings(skeleton);
+  out.select_error = selection_error(skeleton, options);
   std::optional<inspect::EventSelector> selector;
   if (out.select_error.empty()) {
     Result<inspect::EventSelector> made =
@@ -109,8 +112,12 @@ int run_stats(const StatsOptions& options) {
     }
   }
   std::vector<inspect::DumpStats> gathered;
-  for (DumpResult& d : dumps) gathered.push_back(std::move(d.stats));
-  print_tables(inspect::stats_report(gathered, report), options);
+  std::vector<std::string> warnings;
+  for (DumpResult& d : dumps) {
+    gathered.push_back(std::move(d.stats));
+    warnings.insert(warnings.end(), d.warnings.begin(), d.warnings.end());
+  }
+  print_tables(inspect::stats_report(gathered, report), options, warnings);
   return kExitOk;
 }
 

@@ -113,7 +113,7 @@ Subcommand add_values(CLI::App& app) {
               }
             }
             print_tables({inspect::values_table(trace, buffer, blocks, m)},
-                         *inspect::parse_format(options->format));
+                         *inspect::parse_format(options->format), dump_warnings(trace));
             return kExitOk;
           }};
 }
@@ -149,6 +149,7 @@ Subcommand add_compare(CLI::App& app) {
                   "Debug map of A (with --debug-map-b: match values by debug handle)");
   cmd->add_option("--debug-map-b", options->debug_map_b,
                   "Debug map of B (with --debug-map-a: match values by debug handle)");
+  add_iteration_flags(*cmd, *options);
   return {cmd, [options]() {
             // Each side's map: its own flag, else --debug-map; both or neither.
             const std::string path_a =
@@ -183,6 +184,10 @@ Subcommand add_compare(CLI::App& app) {
                                 map_b ? &*map_b : nullptr, code)) {
               return code;
             }
+            // Warm-up and iterations are chosen as for the other subcommands.
+            for (inspect::Trace& t : traces) {
+              inspect::keep_selected_values(t, event_selection(*options, false));
+            }
             inspect::DebugBuffer buffer_a, buffer_b;
             if (!open_buffer(options->debug_buffer_a, traces[0], buffer_a) ||
                 !open_buffer(options->debug_buffer_b, traces[1], buffer_b)) {
@@ -196,7 +201,7 @@ Subcommand add_compare(CLI::App& app) {
                 {&traces[1], &buffer_b, map_b ? &*map_b : nullptr}, tolerance, methods);
             inspect::Table summary = inspect::compare_summary_table(r, options->allow_unmatched);
             print_tables({std::move(r.table), std::move(summary)},
-                         *inspect::parse_format(options->format));
+                         *inspect::parse_format(options->format), dump_warnings(traces));
             const inspect::Verdict verdict = r.verdict(options->allow_unmatched);
             const std::string why = inspect::compare_incomplete_text(r, traces[0], traces[1], methods);
             if (!why.empty()) {

@@ -3,6 +3,7 @@
 // SharedMemoryManager; each call sets its inputs, executes once and reports (and writes) its
 // outputs before the next call can overwrite them.
 
+#include <algorithm>
 #include <cstdio>
 #include <map>
 
@@ -78,6 +79,13 @@ int run_calls(const ProgramFile& file, const TraceRunOptions& options) {
     calls.push_back(std::move(call).get());
   }
 
+  std::vector<std::string> called;  // each method once, in order of first call
+  for (const CallSpec& call : calls) {
+    if (std::find(called.begin(), called.end(), call.method) == called.end()) {
+      called.push_back(call.method);
+    }
+  }
+  warn_about_filters(file, called, options);
   int trace_exit = kExitOk;
   std::unique_ptr<TraceSession> trace = start_tracing(options, &trace_exit);
   if (trace_exit != kExitOk) return trace_exit;
@@ -112,14 +120,15 @@ int run_calls(const ProgramFile& file, const TraceRunOptions& options) {
       print_error(kTraceRun, label + ": " + e.message());
       return kExitUsage;
     }
+    CallResult r;
+    // Inputs are summarized before the call: the plan may reuse their memory for later values.
+    for (size_t i = 0; i < method.num_inputs(); ++i) r.inputs.push_back(summarize_value(method.input(i)));
     if (Error e = method.execute(); !e.ok()) {
       return report(kTraceRun, e.with_context("%s: %s", file.path().c_str(), label.c_str()));
     }
-    CallResult r;
     r.method = call.method;
     r.instructions = method.num_instructions();
     r.sources = inputs.sources;
-    for (size_t i = 0; i < method.num_inputs(); ++i) r.inputs.push_back(summarize_value(method.input(i)));
     for (size_t i = 0; i < method.num_outputs(); ++i) {
       r.outputs.push_back(summarize_value(method.output(i)));
       if (options.outputs_dir.empty()) continue;

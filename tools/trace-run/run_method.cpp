@@ -9,6 +9,7 @@
 #include "etkit/host/method_choice.h"
 #include "etkit/tools/diagnostics.h"
 #include "etkit/tools/output_file.h"
+#include "interrupt.h"
 #include "method_io.h"
 #include "trace_run.h"
 #include "value_json.h"
@@ -16,26 +17,43 @@
 namespace etkit::tools {
 namespace {
 
-// Shows "iteration i/n" on a terminal, at most ten times a second; nothing in a pipe.
+// Shows "iteration i/n" on a terminal, at most ten times a second; nothing in a pipe. `finish`
+// shows the final count, then clears the line, so nothing is left behind on the terminal.
 class Progress {
  public:
   explicit Progress(int total) : total_(total), enabled_(total > 1 && ::isatty(2) != 0) {}
-  ~Progress() {
-    if (shown_) std::fprintf(stderr, "\r\033[K");
+  ~Progress() {  // a run that failed part way: clear the line, claim nothing
+    if (enabled_ && shown_ && !finished_) std::fprintf(stderr, "\r\033[K");
   }
   void update(int done) {
     if (!enabled_) return;
     const auto now = std::chrono::steady_clock::now();
-    if (shown_ && now - last_ < std::chrono::milliseconds(100)) return;
+    if (shown_ && done < total_ && now - last_ < std::chrono::milliseconds(100)) return;
     last_ = now;
-    shown_ = true;
-    std::fprintf(stderr, "\rtrace-run: iteration %d/%d", done, total_);
+    show(done);
+  }
+  // Shows `done` (N/N after a whole run) and clears the line.
+  void finish(int done) {
+    if (!enabled_ || finished_) return;
+    finished_ = true;
+    if (!shown_) return;
+    if (done != last_shown_) show(done);
+    std::fprintf(stderr, "\r\033[K");
+    std::fflush(stderr);
   }
 
  private:
+  void show(int done) {
+    shown_ = true;
+    last_shown_ = done;
+    std::fprintf(stderr, "\rtrace-run: iteration %d/%d", done, total_);
+  }
+
   int total_;
   bool enabled_;
   bool shown_ = false;
+  int last_shown_ = 0;
+  bool finished_ = false;
   std::chrono::steady_clock::time_point last_;
 };
 
@@ -56,6 +74,7 @@ int run_method(const ProgramFile& file, const TraceRunOptions& options) {
     print_error(kTraceRun, name.error().message());
     return kExitUsage;
   }
+  warn_about_filters(file, {*name}, options);
   int trace_exit = kExitOk;
   std::unique_ptr<TraceSession> trace = start_tracing(options, &trace_exit);
   if (trace_exit != kExitOk) return trace_exit;
@@ -68,7 +87,6 @@ int run_method(const ProgramFile& file, const TraceRunOptions& options) {
   if (int code = make_inputs(method, options.inputs, file.path(), &method_inputs); code != kExitOk) {
     return code;
   }
-  const std::vector<InputValue>& inputs = method_inputs.values;
   const std::vector<std::string>& sources = method_inputs.sources;
   auto set_inputs = [&]() -> Error { return method_inputs.set(method); };
   // Inputs are set again before every execution: the plan may reuse input memory.
@@ -77,14 +95,28 @@ int run_method(const ProgramFile& file, const TraceRunOptions& options) {
     return kExitUsage;
   }
 
+  // What the inputs hold before the first execution: the plan may reuse their memory for
+  // later values, so after a run they can show an activation.
+  std::vector<ValueSummary> input_summaries;
+  for (size_t i = 0; i < method.num_inputs(); ++i) {
+    input_summaries.push_back(summarize_value(method.input(i)));
+  }
+
   const int total = options.warmup + options.iterations;
   Progress progress(total);
   std::vector<double> times_ms;
-  times_ms.reserve(static_cast<size_t>(options.iterations));
+  // Up to a million times up front; a longer run grows the vector (outside the timed region).
+  times_ms.reserve(static_cast<size_t>(std::min(options.iterations, 1 << 20)));
+  catch_interrupts();
+  int done = 0;
   for (int it = 0; it < total; ++it) {
+    if (interrupt_requested()) break;
     if (it > 0) {
       if (Error e = set_inputs(); !e.ok()) return report(kTraceRun, e);
     }
+    // Warm-up executions are marked in the dump, so that readers can leave them out.
+    if (trace && it == 0 && options.warmup > 0) trace->set_warmup(true);
+    if (trace && it == options.warmup && options.warmup > 0) trace->set_warmup(false);
     const auto start = std::chrono::steady_clock::now();
     Error e = method.execute();
     const auto end = std::chrono::steady_clock::now();
@@ -94,8 +126,23 @@ int run_method(const ProgramFile& file, const TraceRunOptions& options) {
     if (it >= options.warmup) {
       times_ms.push_back(std::chrono::duration<double, std::milli>(end - start).count());
     }
-    progress.update(it + 1);
+    done = it + 1;
+    progress.update(done);
   }
+  progress.finish(done);
+  const bool interrupted = done < total;
+  if (interrupted) {
+    if (trace) trace->mark_interrupted();
+    print_warning(kTraceRun, "interrupted after " + std::to_string(done) + " of " +
+                                 std::to_string(total) + " executions" +
+                                 (trace ? "; the dump holds those" : ""));
+  }
+  const int measured = static_cast<int>(times_ms.size());
+  const int warmed = std::min(done, options.warmup);
+  auto finish = [&]() {
+    const int code = trace ? finish_tracing(*trace, options) : kExitOk;
+    return interrupted && code == kExitOk ? kExitInterrupted : code;
+  };
 
   if (!options.outputs_dir.empty()) {
     if (Error e = ensure_directory(options.outputs_dir); !e.ok()) return report(kTraceRun, e);
@@ -118,8 +165,8 @@ int run_method(const ProgramFile& file, const TraceRunOptions& options) {
     root["program"] = file.path();
     root["method"] = *name;
     nlohmann::ordered_json jin = nlohmann::ordered_json::array();
-    for (size_t i = 0; i < inputs.size(); ++i) {
-      nlohmann::ordered_json j = value_json(summarize_value(method.input(i)));
+    for (size_t i = 0; i < input_summaries.size(); ++i) {
+      nlohmann::ordered_json j = value_json(input_summaries[i]);
       j["index"] = i;
       j["source"] = sources[i];
       jin.push_back(j);
@@ -133,15 +180,15 @@ int run_method(const ProgramFile& file, const TraceRunOptions& options) {
     root["inputs"] = jin;
     root["outputs"] = jout;
     nlohmann::ordered_json timings;
-    timings["warmup"] = options.warmup;
-    timings["iterations"] = options.iterations;
+    timings["warmup"] = warmed;
+    timings["iterations"] = measured;
     timings["min_ms"] = t_min;
     timings["median_ms"] = t_median;
     timings["max_ms"] = t_max;
     root["timings"] = timings;
     if (trace) root["etdump"] = options.trace.etdump_path;
     std::printf("%s\n", root.dump(2).c_str());
-    return trace ? finish_tracing(*trace, options) : kExitOk;
+    return finish();
   }
 
   std::printf("method %s: %zu input%s, %zu output%s, %zu instruction%s\n", name->c_str(),
@@ -153,10 +200,9 @@ int run_method(const ProgramFile& file, const TraceRunOptions& options) {
   }
   if (options.timing_requested) {
     std::printf("time: %d iteration%s after %d warm-up: min %.3f ms, median %.3f ms, max %.3f ms\n",
-                options.iterations, options.iterations == 1 ? "" : "s", options.warmup, t_min,
-                t_median, t_max);
+                measured, measured == 1 ? "" : "s", warmed, t_min, t_median, t_max);
   }
-  return trace ? finish_tracing(*trace, options) : kExitOk;
+  return finish();
 }
 
 }  // namespace etkit::tools

@@ -4,6 +4,8 @@
 #include <cstdio>
 
 #include "etkit/host/default_registries.h"
+#include "etkit/host/external_data.h"
+#include "etkit/host/file_util.h"
 #include "etkit/tools/cli.h"
 #include "etkit/tools/diagnostics.h"
 #include "etkit/tools/size_arg.h"
@@ -26,6 +28,11 @@ Result<ProfilingLevel> parse_profile(const std::string& s) {
 }
 
 }  // namespace
+
+std::string size_flag_value(uint64_t bytes) {
+  constexpr uint64_t kMiB = uint64_t{1} << 20;
+  return std::to_string(bytes / kMiB + (bytes % kMiB != 0 ? 1 : 0)) + "M";
+}
 
 int trace_run_main(int argc, char** argv, const BackendRegistry* backends) {
   TraceRunOptions options;
@@ -179,8 +186,18 @@ int trace_run_main(int argc, char** argv, const BackendRegistry* backends) {
 
   if (int rc = apply_profiler_flags(profiler_flags, options); rc != kExitOk) return rc;
 
+  // Output paths are checked before anything runs (the dump's by the trace session).
+  if (!options.outputs_dir.empty()) {
+    if (Error e = check_writable_directory(options.outputs_dir); !e.ok()) {
+      return report(kTraceRun, e);
+    }
+  }
   Result<ProgramFile> file = ProgramFile::open(options.program_path, options.ptd_path);
   if (!file.ok()) return report(kTraceRun, file.error());
+  if (!options.ptd_path.empty() && !uses_external_data(file->program())) {
+    print_warning(kTraceRun, "--ptd " + options.ptd_path + ": " + options.program_path +
+                                 " has no external tensors; the file is not used");
+  }
   if (options.list) return list_methods(*file, options);
   if (!options.calls.empty()) return run_calls(*file, options);
   if (file->bundle() != nullptr && options.inputs.empty()) return run_bundle(*file, options);

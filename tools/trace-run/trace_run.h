@@ -43,6 +43,10 @@ struct TraceRunOptions {
 /// Sets up tracing for a run if asked (null session otherwise). Prints and returns the exit
 /// code on failure through `exit_code`.
 std::unique_ptr<TraceSession> start_tracing(const TraceRunOptions& options, int* exit_code);
+/// Prints the warnings of `filter_warnings` (etkit/host/filter_check.h) for the methods a run
+/// calls: output filters that can have no effect. Nothing when not tracing.
+void warn_about_filters(const ProgramFile& file, const std::vector<std::string>& methods,
+                        const TraceRunOptions& options);
 /// Writes the dump, reports what was written and what did not fit; returns an exit code.
 int finish_tracing(TraceSession& session, const TraceRunOptions& options);
 
@@ -52,6 +56,9 @@ RunnerOptions runner_options(const TraceRunOptions& options, EventTracer* tracer
 /// names the flag that gives more (--max-memory for the plan, --delegate-memory beyond it).
 int report_load_error(const ProgramFile& file, const std::string& method, const Error& error,
                       const TraceRunOptions& options);
+
+/// `bytes` as a size flag value, in MiB rounded up ("48M"), so a suggestion can be pasted.
+std::string size_flag_value(uint64_t bytes);
 
 int trace_run_main(int argc, char** argv, const BackendRegistry* backends = nullptr);
 

@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "etkit/host/filter_check.h"
 #include "etkit/tools/diagnostics.h"
 #include "etkit/tools/size_arg.h"
 #include "trace_run.h"
@@ -27,6 +28,14 @@ std::unique_ptr<TraceSession> start_tracing(const TraceRunOptions& options, int*
   return std::make_unique<TraceSession>(std::move(session).get());
 }
 
+void warn_about_filters(const ProgramFile& file, const std::vector<std::string>& methods,
+                        const TraceRunOptions& options) {
+  if (options.trace.etdump_path.empty()) return;
+  for (const std::string& w : filter_warnings(file.program(), methods, options.trace)) {
+    print_warning(kTraceRun, w);
+  }
+}
+
 int finish_tracing(TraceSession& session, const TraceRunOptions& options) {
   Result<TraceSummary> summary = session.finish();
   if (!summary.ok()) return report(kTraceRun, summary.error());
@@ -47,9 +56,11 @@ int finish_tracing(TraceSession& session, const TraceRunOptions& options) {
   }
   if (s.dropped_events > 0) {
     print_warning(kTraceRun, std::to_string(s.dropped_events) + " event" +
-                                 (s.dropped_events == 1 ? "" : "s") +
-                                 " did not fit the trace memory (raise --trace-memory) and are "
-                                 "missing from the dump");
+                                 (s.dropped_events == 1 ? "" : "s") + " did not fit the " +
+                                 format_size(options.trace.event_memory) +
+                                 " trace memory and are missing from the dump; --trace-memory " +
+                                 size_flag_value(s.sufficient_event_memory) +
+                                 " would have held them");
   }
   if (options.format == OutputFormat::Text) {
     std::printf("etdump: %s (%zu event block%s)\n", s.etdump_path.c_str(), s.blocks,

@@ -23,6 +23,7 @@ enum RecordFlags : uint8_t {
   kOutput = 1,          // debug: a program output
   kDelegateByName = 2,  // profile/debug: `name` is the delegate's string id
   kDelegateById = 4,    // profile/debug: `delegate_int` is set
+  kWarmupBlock = 8,     // block: a warm-up execution (ETDumpWriter::set_warmup)
 };
 
 struct ETDumpWriter::Record {

@@ -76,13 +76,24 @@ std::vector<uint8_t> ETDumpWriter::serialize(std::span<const std::string> extra_
   const size_t n = recorded_records();
   const Record* records = arena_ == nullptr ? nullptr : arena_->records;
   size_t i = 0;
-  // Records before the first block (none in practice) go to an unnamed block.
+  std::vector<std::pair<uint64_t, uint64_t>> warmup;  // run indices of warm-up blocks
+  // Records before the first block (none in practice) go to an unnamed block, which shifts the
+  // index of every recorded block by one.
+  const size_t leading_block = n > 0 && records[0].type != RecordType::Block ? 1 : 0;
   while (i < n) {
     uint32_t block_name = 0;
     int32_t bundled = -1;
     if (records[i].type == RecordType::Block) {
       block_name = records[i].name;
       bundled = static_cast<int32_t>(records[i].aux);
+      if ((records[i].flags & kWarmupBlock) != 0) {
+        const uint64_t run = runs.size();
+        if (!warmup.empty() && warmup.back().second == run) {
+          warmup.back().second = run + 1;
+        } else {
+          warmup.emplace_back(run, run + 1);
+        }
+      }
       ++i;
     }
     std::vector<flatbuffers::Offset<efb::Allocator>> allocators;
@@ -175,13 +186,20 @@ std::vector<uint8_t> ETDumpWriter::serialize(std::span<const std::string> extra_
     e += v;
     return e;
   };
-  const std::string entries[] = {
+  std::vector<std::string> entries = {
       entry(key::kWriter, kWriterName),
       entry(key::kClock, clock_.name()),
       entry(key::kTicksPerSecond, std::to_string(clock_.ticks_per_second())),
       entry(key::kDroppedEvents, std::to_string(dropped_events_)),
       entry(key::kDroppedPayloads, std::to_string(dropped_payloads_ + lost_payloads)),
   };
+  // Written only when they say something, so that other dumps stay as they were.
+  if (!warmup.empty()) entries.push_back(entry(key::kWarmupBlocks, format_block_ranges(warmup)));
+  if (dropped_events_ > 0) {
+    const size_t open_block = first_drop_blocks_ == 0 ? 0 : first_drop_blocks_ - 1;
+    entries.push_back(entry(key::kIncompleteFrom, std::to_string(leading_block + open_block)));
+  }
+  if (interrupted_) entries.push_back(entry(key::kInterrupted, "1"));
   std::vector<flatbuffers::Offset<efb::Allocator>> meta;
   for (const std::string& e : entries) meta.push_back(efb::CreateAllocator(fbb, fbb.CreateString(e)));
   for (const std::string& e : extra_metadata) {

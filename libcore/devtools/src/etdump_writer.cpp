@@ -49,6 +49,11 @@ ETDumpWriter::ETDumpWriter(std::span<uint8_t> memory, Clock& clock)
 
 ETDumpWriter::~ETDumpWriter() = default;
 
+void ETDumpWriter::drop_event() {
+  // The block open at the first drop, and every later one, may miss events.
+  if (dropped_events_++ == 0) first_drop_blocks_ = recorded_blocks_;
+}
+
 size_t ETDumpWriter::recorded_records() const { return arena_ == nullptr ? 0 : arena_->num_records; }
 
 void ETDumpWriter::create_event_block(std::string_view name) {
@@ -56,9 +61,11 @@ void ETDumpWriter::create_event_block(std::string_view name) {
   allocators_in_block_ = 0;
   Record* r = arena_ == nullptr ? nullptr : arena_->add_record();
   if (r == nullptr) {
-    ++dropped_events_;
+    drop_event();
     return;
   }
+  ++recorded_blocks_;
+  if (warmup_) r->flags |= kWarmupBlock;
   r->type = RecordType::Block;
   r->name = arena_->intern_string(name);
   r->aux = static_cast<uint32_t>(bundled_input_index());
@@ -109,7 +116,7 @@ void ETDumpWriter::log_profiling_delegate(std::string_view name, DelegateDebugIn
   // not be readable) but does not stop the run.
   const bool by_name = !name.empty();
   if (by_name == (id != kUnsetDelegateDebugIntId)) {
-    ++dropped_events_;
+    drop_event();
     return;
   }
   record_profile(name, current_chain(), current_handle(), id, by_name, start, end, metadata);
@@ -133,7 +140,7 @@ void ETDumpWriter::record_profile(std::string_view name, ChainId chain, DebugHan
                                   std::span<const uint8_t> metadata) {
   Record* r = arena_ == nullptr ? nullptr : arena_->add_record();
   if (r == nullptr) {
-    ++dropped_events_;
+    drop_event();
     return;
   }
   r->type = RecordType::Profile;
@@ -150,7 +157,7 @@ void ETDumpWriter::record_profile(std::string_view name, ChainId chain, DebugHan
     if (r->name == 0) {  // names did not fit: the record is useless without one
       arena_->num_records--;
       arena_->front -= sizeof(Record);
-      ++dropped_events_;
+      drop_event();
       return;
     }
   }
@@ -163,7 +170,7 @@ void ETDumpWriter::record_profile(std::string_view name, ChainId chain, DebugHan
 AllocatorId ETDumpWriter::track_allocator(std::string_view name) {
   Record* r = arena_ == nullptr ? nullptr : arena_->add_record();
   if (r == nullptr) {
-    ++dropped_events_;
+    drop_event();
     return ++allocators_in_block_;
   }
   r->type = RecordType::Allocator;
@@ -174,7 +181,7 @@ AllocatorId ETDumpWriter::track_allocator(std::string_view name) {
 void ETDumpWriter::track_allocation(AllocatorId id, size_t size) {
   Record* r = arena_ == nullptr ? nullptr : arena_->add_record();
   if (r == nullptr) {
-    ++dropped_events_;
+    drop_event();
     return;
   }
   r->type = RecordType::Allocation;
@@ -243,7 +250,7 @@ Result<bool> ETDumpWriter::record_value(const EValue& value, LoggedValueKind kin
   }
   Record* r = arena_ == nullptr ? nullptr : arena_->add_record();
   if (r == nullptr) {
-    ++dropped_events_;
+    drop_event();
     return false;
   }
   r->type = RecordType::Debug;
@@ -290,7 +297,7 @@ Result<bool> ETDumpWriter::record_value(const EValue& value, LoggedValueKind kin
   if (!ok) {  // shapes did not fit: drop the record rather than write a broken one
     arena_->num_records--;
     arena_->front -= sizeof(Record);
-    ++dropped_events_;
+    drop_event();
     return false;
   }
   return true;

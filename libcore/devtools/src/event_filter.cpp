@@ -10,6 +10,26 @@
 namespace etkit {
 namespace {
 
+// The one rule of name matching: the whole name, or the part after its namespace.
+bool full_match(std::string_view name, const re2::RE2& re) {
+  if (re2::RE2::FullMatch(re2::StringPiece(name.data(), name.size()), re)) return true;
+  const size_t colons = name.find("::");
+  if (colons == std::string_view::npos) return false;
+  const std::string_view bare = name.substr(colons + 2);
+  return re2::RE2::FullMatch(re2::StringPiece(bare.data(), bare.size()), re);
+}
+
+Result<std::unique_ptr<re2::RE2>> compile(std::string_view pattern) {
+  re2::RE2::Options options;
+  options.set_log_errors(false);
+  auto re = std::make_unique<re2::RE2>(re2::StringPiece(pattern.data(), pattern.size()), options);
+  if (!re->ok()) {
+    return Error(ErrorCode::InvalidArgument, "bad regular expression '%.*s': %s",
+                 static_cast<int>(pattern.size()), pattern.data(), re->error().c_str());
+  }
+  return re;
+}
+
 struct Range {
   int64_t start;
   int64_t end;
@@ -91,7 +111,7 @@ struct EventFilter::Impl {
 
   bool matches_any(const std::vector<std::unique_ptr<re2::RE2>>& patterns, std::string_view name) {
     for (const auto& re : patterns) {
-      if (re2::RE2::FullMatch(re2::StringPiece(name.data(), name.size()), *re)) return true;
+      if (full_match(name, *re)) return true;
     }
     return false;
   }
@@ -117,13 +137,7 @@ EventFilter::EventFilter() : impl_(std::make_unique<Impl>()) {}
 EventFilter::~EventFilter() = default;
 
 Error EventFilter::add_name_pattern(std::string_view pattern, bool keep) {
-  re2::RE2::Options options;
-  options.set_log_errors(false);
-  auto re = std::make_unique<re2::RE2>(re2::StringPiece(pattern.data(), pattern.size()), options);
-  if (!re->ok()) {
-    return Error(ErrorCode::InvalidArgument, "bad regular expression '%.*s': %s",
-                 static_cast<int>(pattern.size()), pattern.data(), re->error().c_str());
-  }
+  ETKIT_ASSIGN_OR_RETURN(std::unique_ptr<re2::RE2> re, compile(pattern));
   (keep ? impl_->keep_names : impl_->drop_names).push_back(std::move(re));
   impl_->names = NameCache();  // earlier decisions did not know this pattern
   return Error();
@@ -150,6 +164,11 @@ Result<bool> EventFilter::filter(std::string_view name, int64_t index) {
   const bool has_keep_rules = !m.keep_names.empty() || !m.keep_ranges.empty();
   if (has_keep_rules && !bits.keep && !Impl::range_matches(m.keep_ranges, index)) return true;
   return bits.drop || Impl::range_matches(m.drop_ranges, index);
+}
+
+Result<bool> name_pattern_matches(std::string_view pattern, std::string_view name) {
+  ETKIT_ASSIGN_OR_RETURN(std::unique_ptr<re2::RE2> re, compile(pattern));
+  return full_match(name, *re);
 }
 
 Result<std::pair<int64_t, int64_t>> parse_range(std::string_view text) {

@@ -12,6 +12,7 @@
 #include "etkit/runtime/bytes.h"
 #include "etkit/formats/flat_tensor_generated.h"
 #include "etkit/formats/flat_tensor_v0_generated.h"
+#include "etkit/formats/program_generated.h"
 
 namespace etkit {
 namespace {
@@ -363,6 +364,24 @@ Result<NamedTensorData> ExternalData::find(std::string_view key) const {
   }
   return Error(ErrorCode::NotFound, "no entry named '%.*s' in the external data",
                static_cast<int>(key.size()), key.data());
+}
+
+bool uses_external_data(const Program& program) {
+  namespace pfb = executorch_flatbuffer;
+  const auto* root = static_cast<const pfb::Program*>(program.flatbuffer_root());
+  if (root == nullptr || root->execution_plan() == nullptr) return false;
+  for (const pfb::ExecutionPlan* plan : *root->execution_plan()) {
+    if (plan == nullptr || plan->values() == nullptr) continue;
+    for (const pfb::EValue* v : *plan->values()) {
+      if (v == nullptr || v->val_type() != pfb::KernelTypes::Tensor) continue;
+      const pfb::Tensor* t = v->val_as_Tensor();
+      if (t != nullptr && t->extra_tensor_info() != nullptr &&
+          t->extra_tensor_info()->location() == pfb::TensorDataLocation::EXTERNAL) {
+        return true;
+      }
+    }
+  }
+  return false;
 }
 
 }  // namespace etkit

@@ -1,10 +1,13 @@
 #include "etkit/host/trace_session.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <optional>
 
 #include "etkit/host/file_util.h"
 #include "etkit/devtools/profiler_controller.h"
+#include "etkit/formats/etdump_generated.h"
 
 namespace etkit {
 
@@ -41,7 +44,18 @@ std::vector<std::string> TraceSession::profiler_warnings() const {
   return impl_->profiler->warnings();
 }
 
+void TraceSession::set_warmup(bool on) { impl_->writer->set_warmup(on); }
+
+void TraceSession::mark_interrupted() { impl_->writer->set_interrupted(); }
+
 Result<TraceSession> TraceSession::create(const TraceOptions& options) {
+  // Every file the session writes is checked now, so that a long run does not fail at the end.
+  ETKIT_TRY(check_writable_file(options.etdump_path));
+  if (options.debug_level != DebugLevel::None) {
+    ETKIT_TRY(check_writable_file(options.debug_out_path.empty()
+                                      ? debug_buffer_path_for(options.etdump_path)
+                                      : options.debug_out_path));
+  }
   auto impl = std::make_unique<Impl>();
   impl->options = options;
   for (const std::string& p : options.keep_names) ETKIT_TRY(impl->filter.add_name_pattern(p, true));
@@ -116,9 +130,23 @@ Result<TraceSummary> TraceSession::finish() {
     summary.debug_bytes = m.buffer_sink->used_bytes();
     ETKIT_TRY(write_file_atomic(summary.debug_path, m.buffer_sink->data()));
   }
-  summary.blocks = m.writer->num_blocks();
+  // The blocks the dump holds (those created after the memory filled up are not in it), not
+  // counting etkit's metadata block, which the serializer always writes last.
+  const auto* root = ::etdump::GetSizePrefixedETDump(dump.data());
+  const size_t runs = root->run_data() == nullptr ? 0 : root->run_data()->size();
+  summary.blocks = runs == 0 ? 0 : runs - 1;
   summary.dropped_events = m.writer->dropped_events();
   summary.dropped_payloads = m.writer->dropped_payloads();
+  summary.interrupted = m.writer->interrupted();
+  if (summary.dropped_events > 0) {
+    // The memory filled up with what was recorded; the dropped events need about as much each.
+    const double recorded = static_cast<double>(std::max<size_t>(m.writer->recorded_records(), 1));
+    const double scale = (recorded + static_cast<double>(summary.dropped_events)) / recorded;
+    const double need = static_cast<double>(m.options.event_memory) * scale;
+    constexpr double kMiB = 1 << 20;
+    summary.sufficient_event_memory =
+        static_cast<uint64_t>(std::ceil(need / kMiB)) * static_cast<uint64_t>(kMiB);
+  }
   return summary;
 }
 

@@ -125,3 +125,22 @@ TEST_CASE("table: several tables and formats by name") {
 
 }  // namespace
 }  // namespace etkit::inspect
+
+namespace etkit::inspect {
+namespace {
+
+TEST_CASE("table: json carries a report's warnings, other formats leave them out") {
+  Table t;
+  t.title = "x";
+  t.columns = {{"a", 0}};
+  t.rows = {{int64_t{1}}};
+  const std::vector<std::string> warnings = {"run.etdump: 3 events were dropped"};
+  const std::string json = render({t}, Format::Json, warnings);
+  CHECK(json.find("\"warnings\": [\n    \"run.etdump: 3 events were dropped\"\n  ]") !=
+        std::string::npos);
+  CHECK(render({t}, Format::Json).find("warnings") == std::string::npos);
+  CHECK(render({t}, Format::Table, warnings) == render({t}, Format::Table));
+}
+
+}  // namespace
+}  // namespace etkit::inspect

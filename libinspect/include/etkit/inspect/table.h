@@ -12,7 +12,8 @@
 // least 1, so one long event does not turn the short ones into 0.000030), named in its header
 // (`p50[us]`), and the title names no unit.
 // JSON: `{"tables": [{"name": ..., "title": ..., "unit": ..., "rows": [{COLUMN: VALUE, ...},
-// ...]}, ...]}` with integers as JSON integers, other numbers as JSON numbers in full precision
+// ...]}, ...], "warnings": [...]}` (warnings only when the report has some, e.g. a truncated
+// dump) with integers as JSON integers, other numbers as JSON numbers in full precision
 // (shortest round trip), lists of integers as arrays, and empty cells (and NaN or infinity) as
 // null. Times are always in the table's unit in JSON, CSV and TSV.
 // CSV/TSV: per table a header line and the rows; several tables are separated by a blank line.
@@ -74,9 +75,14 @@ struct RenderOptions {
   /// Text format only: show each time column in a unit picked from its values (see the file
   /// comment) instead of the table's unit.
   bool auto_time_units = false;
+  /// One sentence each (e.g. `trace_warnings` with the dump's path); JSON carries them.
+  std::vector<std::string> warnings;
 };
 
 /// Renders `tables` in `format`; the text ends with a newline unless there is nothing to print.
+/// `options.warnings` become a `"warnings"` array after
+/// `"tables"` in JSON, present only when there are some (the other formats leave them to the
+/// caller: etdump-inspect prints them on stderr).
 std::string render(const std::vector<Table>& tables, Format format,
                    const RenderOptions& options = {});
 

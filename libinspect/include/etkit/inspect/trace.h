@@ -9,7 +9,13 @@
 //   - ExecuTorch: `Execute` and `Default` (loading). Its dumps do not name the method, so their
 //     events belong to method `Execute`, and `Default` is that method's load block.
 // Execution blocks of a method are numbered 0, 1, ... in file order (their iteration); a load
-// block has iteration 0 and `load` set.
+// block has iteration 0 and `load` set. Warm-up executions (listed in etkit's metadata,
+// `warmup_blocks`) are numbered apart, 0, 1, ... among the method's warm-up blocks, so that
+// iteration 0 is the first measured execution whether or not the run warmed up.
+//
+// Truncation: when the writer dropped events, the block open at the first drop and every later
+// one (`incomplete_from`) are flagged `incomplete`; statistics leave them out
+// (event_selection.h) and `trace_warnings` says so.
 //
 // Time: ticks are converted with the dump's `ticks_per_second` (etkit's metadata block) when
 // present, otherwise taken as nanoseconds, as ExecuTorch's Inspector assumes. A 32-bit counter
@@ -36,6 +42,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -53,7 +60,11 @@ struct TraceBlock {
   std::string name;    ///< As written, e.g. `forward`, `forward:load`, `Execute`, `Default`.
   std::string method;  ///< The method it belongs to (see the file comment).
   bool load = false;   ///< A `load_method` block.
-  uint32_t iteration = 0;  ///< Index among the method's execution blocks; 0 for load blocks.
+  /// Index among the method's execution blocks (warm-up blocks among the warm-up ones); 0 for
+  /// load blocks.
+  uint32_t iteration = 0;
+  bool warmup = false;      ///< A warm-up execution (etkit's `warmup_blocks` metadata).
+  bool incomplete = false;  ///< May miss events: the writer dropped events in or before it.
   size_t first_event = 0;  ///< Its events are `Trace::events[first_event, first_event + num_events)`.
   size_t num_events = 0;
 };
@@ -103,6 +114,12 @@ struct Trace {
   /// Ticks per second used for conversion (1e9 when the dump does not record it).
   double ticks_per_second = 1e9;
   bool ticks_recorded = false;  ///< The dump recorded its tick rate.
+  /// etkit's metadata (`key=value` pairs of the `etkit:metadata` block); empty for dumps of
+  /// other writers.
+  std::map<std::string, std::string> metadata;
+  uint64_t dropped_events = 0;    ///< Events the writer could not record (metadata).
+  uint64_t dropped_payloads = 0;  ///< Tensor payloads the writer could not keep (metadata).
+  bool interrupted = false;       ///< The run was stopped early by a signal (metadata).
   std::vector<TraceBlock> blocks;
   /// Profile events grouped by block (in block order), each block's in start order (ties: the
   /// enclosing event first).
@@ -112,6 +129,14 @@ struct Trace {
   /// Where the events' strings live.
   std::shared_ptr<StringTable> strings = std::make_shared<StringTable>();
 };
+
+/// The kind of a block as reports print it: "load", "warmup" or "execute".
+std::string_view block_kind(const TraceBlock& block);
+
+/// One line per problem of the dump that a reader of any report should know, without the path
+/// (the tool adds it): events dropped (with the count and which blocks may be incomplete and
+/// are left out of statistics), tensor payloads dropped. Empty for a whole dump.
+std::vector<std::string> trace_warnings(const Trace& trace);
 
 /// Joins `dump` (read from `path`, used only in messages). Errors: `InvalidData` ("PATH: run 2
 /// event 5: end time 10 is before start time 20") for an event that ends before it starts and

@@ -2,6 +2,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -163,6 +164,89 @@ TEST_CASE("etdump writer: names are shared, not copied per event") {
   CHECK(bytes.size() < 100 * 19 + 100 * 40);
   const ::etdump::ETDump* d = verified(bytes);
   CHECK(d->run_data()->Get(0)->events()->size() == 100);
+}
+
+}  // namespace
+}  // namespace etkit
+
+namespace etkit {
+namespace {
+
+// The metadata block's entries, as "key=value" strings.
+std::vector<std::string> metadata_entries(const std::vector<uint8_t>& bytes) {
+  flatbuffers::Verifier v(bytes.data(), bytes.size());
+  REQUIRE(::etdump::VerifySizePrefixedETDumpBuffer(v));
+  const ::etdump::ETDump* d = ::etdump::GetSizePrefixedETDump(bytes.data());
+  const ::etdump::RunData* meta = d->run_data()->Get(d->run_data()->size() - 1);
+  std::vector<std::string> out;
+  for (const auto* a : *meta->allocators()) out.push_back(a->name()->str());
+  return out;
+}
+
+bool has_entry(const std::vector<std::string>& entries, const std::string& e) {
+  return std::find(entries.begin(), entries.end(), e) != entries.end();
+}
+
+bool has_key(const std::vector<std::string>& entries, const std::string& key) {
+  for (const std::string& e : entries) {
+    if (e.rfind(key + "=", 0) == 0) return true;
+  }
+  return false;
+}
+
+TEST_CASE("etdump writer: warm-up blocks are listed as ranges of run indices") {
+  std::vector<uint8_t> memory(64 << 10);
+  FakeClock clock;
+  ETDumpWriter w(memory, clock);
+  w.create_event_block("forward:load");  // run 0
+  w.set_warmup(true);
+  w.create_event_block("forward");  // runs 1, 2: warm-up
+  w.create_event_block("forward");
+  w.set_warmup(false);
+  w.create_event_block("forward");  // run 3
+  w.set_warmup(true);
+  w.create_event_block("forward");  // run 4: warm-up again
+  w.set_warmup(false);
+  const std::vector<std::string> entries = metadata_entries(w.serialize());
+  CHECK(has_entry(entries, "warmup_blocks=1:3,4:5"));
+  CHECK_FALSE(has_key(entries, "incomplete_from"));
+  CHECK_FALSE(has_key(entries, "interrupted"));
+}
+
+TEST_CASE("etdump writer: a dump that dropped events says from which block on") {
+  std::vector<uint8_t> memory(6 << 10);  // the header takes 5 KiB: room for a few dozen records
+  FakeClock clock;
+  ETDumpWriter w(memory, clock);
+  size_t blocks_before_drop = 0;
+  for (int b = 0; b < 100; ++b) {
+    w.create_event_block("forward");
+    for (int i = 0; i < 5; ++i) {
+      if (w.dropped_events() == 0) blocks_before_drop = static_cast<size_t>(b) + 1;
+      w.end_profiling(w.start_profiling("OPERATOR_CALL"));
+    }
+  }
+  REQUIRE(w.dropped_events() > 0);
+  REQUIRE(blocks_before_drop > 1);
+  const std::vector<uint8_t> bytes = w.serialize();
+  const std::vector<std::string> entries = metadata_entries(bytes);
+  // The block open at the first drop is the last block that started before it.
+  CHECK(has_entry(entries, "incomplete_from=" + std::to_string(blocks_before_drop - 1)));
+  // Every earlier block is whole: 5 events each.
+  const ::etdump::ETDump* d = ::etdump::GetSizePrefixedETDump(bytes.data());
+  for (size_t b = 0; b + 1 < blocks_before_drop; ++b) {
+    CHECK(d->run_data()->Get(static_cast<flatbuffers::uoffset_t>(b))->events()->size() == 5);
+  }
+}
+
+TEST_CASE("etdump writer: an interrupted run is marked") {
+  std::vector<uint8_t> memory(64 << 10);
+  FakeClock clock;
+  ETDumpWriter w(memory, clock);
+  w.create_event_block("forward");
+  CHECK_FALSE(w.interrupted());
+  w.set_interrupted();
+  CHECK(w.interrupted());
+  CHECK(has_entry(metadata_entries(w.serialize()), "interrupted=1"));
 }
 
 }  // namespace

@@ -104,3 +104,30 @@ TEST_CASE("event filter: parse_range") {
 
 }  // namespace
 }  // namespace etkit
+
+namespace etkit {
+namespace {
+
+TEST_CASE("event filter: an operator matches as tables print it and fully qualified") {
+  EventFilter f;
+  REQUIRE(f.add_name_pattern("addmm.out", true).ok());
+  CHECK_FALSE(dropped(f, "aten::addmm.out", 4));
+  CHECK(dropped(f, "aten::add.out", 4));
+  CHECK(dropped(f, "aten::xaddmm.out", 4));
+  EventFilter g;
+  REQUIRE(g.add_name_pattern("aten::addmm.out", true).ok());
+  CHECK_FALSE(dropped(g, "aten::addmm.out", 4));
+  EventFilter d;
+  REQUIRE(d.add_name_pattern("relu.out", false).ok());
+  CHECK(dropped(d, "aten::relu.out", 1));
+  CHECK_FALSE(dropped(d, "aten::gelu.out", 1));
+  // Names without a namespace match whole only.
+  CHECK(*name_pattern_matches("XnnpackBackend", "XnnpackBackend"));
+  CHECK_FALSE(*name_pattern_matches("Xnnpack", "XnnpackBackend"));
+  CHECK(*name_pattern_matches("add\\.out", "aten::add.out"));
+  CHECK_FALSE(*name_pattern_matches("aten", "aten::add.out"));
+  CHECK(name_pattern_matches("(", "x").error().code() == ErrorCode::InvalidArgument);
+}
+
+}  // namespace
+}  // namespace etkit

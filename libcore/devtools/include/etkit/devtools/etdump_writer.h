@@ -27,7 +27,7 @@ namespace etkit {
 
 class ETDumpWriter final : public EventTracer {
  public:
-  /// Records into `memory` (at least 4 KiB; 64 bytes per event plus names and tensor shapes).
+  /// Records into `memory` (at least 4 KiB; 40 bytes per event plus names and tensor shapes).
   /// `clock` must outlive the writer.
   ETDumpWriter(std::span<uint8_t> memory, Clock& clock);
   ~ETDumpWriter() override;
@@ -41,6 +41,15 @@ class ETDumpWriter final : public EventTracer {
   /// Serializes everything recorded so far (host code: allocates). The recording is kept.
   /// `extra_metadata` ("key=value" entries, e.g. the profiler's) join the metadata block.
   std::vector<uint8_t> serialize(std::span<const std::string> extra_metadata = {}) const;
+
+  /// Marks the blocks created from now on as warm-up executions (`on`) or measured ones. The
+  /// dump lists warm-up blocks in its metadata (`metadata_key::kWarmupBlocks`), so readers can
+  /// leave them out of statistics; ExecuTorch's readers see ordinary blocks.
+  void set_warmup(bool on) { warmup_ = on; }
+  /// Records that the run was stopped early (e.g. by SIGINT): the dump's metadata says so
+  /// (`metadata_key::kInterrupted`).
+  void set_interrupted() { interrupted_ = true; }
+  bool interrupted() const { return interrupted_; }
 
   /// Events that did not fit the event memory.
   uint64_t dropped_events() const { return dropped_events_; }
@@ -83,6 +92,7 @@ class ETDumpWriter final : public EventTracer {
                       DelegateDebugIntId delegate_id, bool delegate_by_name, uint64_t start,
                       uint64_t end, std::span<const uint8_t> metadata);
   uint32_t store_tensor(const Tensor& t, bool* ok);
+  void drop_event();
 
   Arena* arena_;
   Clock& clock_;
@@ -91,6 +101,10 @@ class ETDumpWriter final : public EventTracer {
   uint64_t dropped_payloads_ = 0;
   mutable uint64_t lost_payloads_ = 0;
   size_t num_blocks_ = 0;
+  size_t recorded_blocks_ = 0;   // block records that fit
+  size_t first_drop_blocks_ = 0;  // recorded_blocks_ at the first dropped event
+  bool warmup_ = false;
+  bool interrupted_ = false;
   uint32_t allocators_in_block_ = 0;
 };
 

@@ -8,7 +8,10 @@
 //   - a delegate call's values: the backend name ("XnnpackBackend") and the instruction index;
 //   - a backend's own intermediate output: its string id (name) or its integer id (index).
 // Rules:
-//   - keep-name REGEX / drop-name REGEX match names with RE2 full-match semantics;
+//   - keep-name REGEX / drop-name REGEX match names with RE2 full-match semantics, either the
+//     whole name or, for a qualified one, the part after its namespace: `addmm.out` (as
+//     etdump-inspect's tables print operators) and `aten::addmm.out` both match
+//     "aten::addmm.out" (`name_pattern_matches`);
 //   - keep-range [A, B) / drop-range [A, B) match indices, half-open;
 //   - an output is logged when (there are no keep rules, or at least one keep rule matches it)
 //     and no drop rule matches it. A name rule never matches an output without a name, a range
@@ -45,6 +48,11 @@ class EventFilter final : public EventTracerFilterBase {
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
+
+/// Whether a name rule `pattern` matches `name` (see the file comment: the whole name, or the
+/// part after the first `::`). Host-side check of patterns against a program's names; it
+/// compiles the pattern on every call. Errors: `InvalidArgument` for a bad pattern.
+Result<bool> name_pattern_matches(std::string_view pattern, std::string_view name);
 
 /// Parses "A:B" (half-open, A < B, both >= 0). Errors: `InvalidArgument`.
 Result<std::pair<int64_t, int64_t>> parse_range(std::string_view text);

@@ -15,6 +15,7 @@
 #include "etkit/runtime/data_loader.h"
 #include "etkit/runtime/result.h"
 #include "etkit/runtime/named_data_map.h"
+#include "etkit/runtime/program.h"
 #include "etkit/runtime/scalar_type.h"
 
 namespace etkit {
@@ -45,5 +46,9 @@ class ExternalData final : public NamedDataMap {
   size_t count_ = 0;
   int layout_version_ = 1;
 };
+
+/// Whether any method of `program` has a tensor whose data is EXTERNAL (kept in a `.ptd`
+/// file); without one, a `.ptd` given with the program is never read.
+bool uses_external_data(const Program& program);
 
 }  // namespace etkit

@@ -44,16 +44,22 @@ struct TraceSummary {
   std::string etdump_path;
   std::string debug_path;  ///< Empty when no payload was written.
   uint64_t debug_bytes = 0;
-  size_t blocks = 0;
+  size_t blocks = 0;  ///< Run blocks in the dump, without the metadata block.
   uint64_t dropped_events = 0;
+  /// When events were dropped: an event memory that would have held them all (what was used,
+  /// scaled by recorded + dropped events over recorded ones, rounded up to a MiB); else 0.
+  uint64_t sufficient_event_memory = 0;
   uint64_t dropped_payloads = 0;
+  bool interrupted = false;  ///< `mark_interrupted` was called: the dump says so.
   std::string sink_error;  ///< Non-empty when the debug output failed (e.g. disk full).
 };
 
 class TraceSession {
  public:
   /// Sets up the session. Errors: `InvalidArgument` for a bad pattern or range (the message
-  /// names it), `AccessFailed` when the debug output file cannot be created, `OutOfMemory`;
+  /// names it), `AccessFailed` when the dump, the debug buffer beside it or the debug output
+  /// file cannot be written (checked here, before any run: the message names the path),
+  /// `OutOfMemory`;
   /// with `strict_profiler`, `NotFound`/`NotSupported` for a missing/unavailable profiler.
   static Result<TraceSession> create(const TraceOptions& options);
   TraceSession(TraceSession&&) noexcept;
@@ -64,6 +70,12 @@ class TraceSession {
   EventTracer& tracer();
   /// Profiler warnings so far (missing or unavailable devices), each once; also in the dump.
   std::vector<std::string> profiler_warnings() const;
+  /// Marks the executions that follow as warm-up (`on`) or measured ones (the dump's
+  /// `warmup_blocks` metadata; formats/README.md).
+  void set_warmup(bool on);
+  /// Records that the run was stopped early by a signal; the dump is marked `interrupted`.
+  void mark_interrupted();
+
   /// Serializes the dump and writes it (and the debug buffer) through temporary files renamed
   /// into place. Errors: `AccessFailed` when the dump cannot be written; a failed debug output
   /// is reported in the summary instead (the dump is still written, with those payloads marked

@@ -1,0 +1,1 @@
+etdump-inspect stats $FIXTURES/etdump/et-tutorial-cnn.etdp --iterations 5:2

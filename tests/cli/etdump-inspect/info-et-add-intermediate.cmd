@@ -1,0 +1,1 @@
+etdump-inspect info $FIXTURES/generated/et-add.intermediate.etdump

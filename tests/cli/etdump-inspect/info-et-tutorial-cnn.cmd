@@ -1,0 +1,1 @@
+etdump-inspect info $FIXTURES/etdump/et-tutorial-cnn.etdp

@@ -1,0 +1,1 @@
+cd $CASE_TMP && trace-run $SRC/$FIXTURES/pte/et-add.pte --etdump run.etdump --clock fake --warmup 2 --iterations 2 --profile method > /dev/null && etdump-inspect show run.etdump --include-warmup --format csv | cut -d, -f1-5 && etdump-inspect show run.etdump --iterations 1 --format csv | cut -d, -f1-5

@@ -1,0 +1,1 @@
+cd $CASE_TMP && trace-run $SRC/$FIXTURES/pte/et-add.pte --etdump run.etdump --clock fake --warmup 5 --iterations 20 > /dev/null && etdump-inspect stats run.etdump --format csv | grep -E "^(method|forward,Method::execute)"

@@ -1,0 +1,1 @@
+cd $CASE_TMP && touch afile && trace-run $SRC/$FIXTURES/pte/et-add.pte --outputs afile/out

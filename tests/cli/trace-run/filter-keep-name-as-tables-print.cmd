@@ -1,0 +1,1 @@
+cd $CASE_TMP && trace-run $SRC/$FIXTURES/pte/et-add.pte --etdump run.etdump --log intermediates --keep-name add.out --clock fake > /dev/null && etdump-inspect values run.etdump --format csv | cut -d, -f1-9

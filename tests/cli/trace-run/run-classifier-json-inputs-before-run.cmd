@@ -1,0 +1,1 @@
+cd $SAMPLES && trace-run classifier.pte -i ones --format json | head -30

@@ -1,0 +1,110 @@
+#include "etkit/inspect/dump_info.h"
+
+#include <doctest/doctest.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "etkit/devtools/clock.h"
+#include "etkit/devtools/etdump_writer.h"
+#include "etkit/host/file_util.h"
+#include "inspect_test_util.h"
+
+namespace etkit::inspect {
+namespace {
+
+// The value of `field` in the dump table.
+Cell field(const Table& t, const std::string& name) {
+  for (const auto& row : t.rows) {
+    if (std::get<std::string>(row[0]) == name) return row[1];
+  }
+  FAIL("no field " << name);
+  return Cell();
+}
+
+std::string text(const Cell& c) { return std::get<std::string>(c); }
+int64_t number(const Cell& c) { return std::get<int64_t>(c); }
+
+TEST_CASE("dump info: an etkit dump with warm-up, by hand") {
+  std::vector<uint8_t> memory(64 << 10);
+  FakeClock clock;
+  ETDumpWriter w(memory, clock);
+  w.create_event_block("forward:load");
+  w.end_profiling(w.start_profiling("Method::init"));
+  w.track_allocation(w.track_allocator("method_allocator"), 64);
+  w.set_warmup(true);
+  for (int i = 0; i < 2; ++i) {
+    w.create_event_block("forward");
+    w.end_profiling(w.start_profiling("Method::execute"));
+  }
+  w.set_warmup(false);
+  for (int i = 0; i < 3; ++i) {
+    w.create_event_block("forward");
+    w.end_profiling(w.start_profiling("OPERATOR_CALL"));
+    w.end_profiling(w.start_profiling("Method::execute"));
+    w.log_profiling_delegate("", 7, 1, 2);  // a delegate's event by integer id
+  }
+  w.set_interrupted();
+  const std::string path = "/tmp/etkit-dump-info-" + std::to_string(::getpid()) + ".etdump";
+  REQUIRE(write_file_atomic(path, w.serialize()).ok());
+  Result<DumpInfo> info = dump_info(path);
+  std::filesystem::remove(path);
+  REQUIRE_MESSAGE(info.ok(), std::string(info.error().message()));
+  REQUIRE(info->tables.size() == 2);  // no profiler warnings
+  const Table& d = info->tables[0];
+  CHECK(text(field(d, "writer")) == "etkit");
+  CHECK(text(field(d, "clock")) == "fake");
+  CHECK(number(field(d, "ticks_per_second")) == 1000000000);
+  CHECK(text(field(d, "ticks_recorded")) == "yes");
+  CHECK(number(field(d, "blocks")) == 6);
+  CHECK(number(field(d, "events")) == 1 + 2 + 3 * 3);
+  CHECK(number(field(d, "warmup_executions")) == 2);
+  CHECK(number(field(d, "dropped_events")) == 0);
+  CHECK(std::holds_alternative<std::monostate>(field(d, "incomplete_from")));
+  CHECK(text(field(d, "interrupted")) == "yes");
+  CHECK(text(field(d, "debug_buffer_present")) == "no");
+  CHECK(info->warnings.empty());
+
+  const Table& b = info->tables[1];
+  REQUIRE(b.rows.size() == 3);
+  // blocks, method, kind, iterations, count, profile, delegate, device, values, allocations
+  CHECK(text(b.rows[0][0]) == "0:1");
+  CHECK(text(b.rows[0][2]) == "load");
+  CHECK(std::holds_alternative<std::monostate>(b.rows[0][3]));
+  CHECK(number(b.rows[0][9]) == 1);  // the allocation
+  CHECK(text(b.rows[1][0]) == "1:3");
+  CHECK(text(b.rows[1][2]) == "warmup");
+  CHECK(text(b.rows[1][3]) == "0:2");
+  CHECK(number(b.rows[1][5]) == 2);
+  CHECK(text(b.rows[2][0]) == "3:6");
+  CHECK(text(b.rows[2][1]) == "forward");
+  CHECK(text(b.rows[2][2]) == "execute");
+  CHECK(text(b.rows[2][3]) == "0:3");
+  CHECK(number(b.rows[2][4]) == 3);
+  CHECK(number(b.rows[2][5]) == 6);
+  CHECK(number(b.rows[2][6]) == 3);
+  CHECK(number(b.rows[2][7]) == 0);
+}
+
+TEST_CASE("dump info: a real ExecuTorch dump has no etkit metadata") {
+  Result<DumpInfo> info = dump_info(test::fixture_path("real/etdump/et-tutorial-cnn.etdp"));
+  REQUIRE_MESSAGE(info.ok(), std::string(info.error().message()));
+  const Table& d = info->tables[0];
+  CHECK(text(field(d, "writer")) == "unknown (no etkit metadata)");
+  CHECK(number(field(d, "ticks_per_second")) == 1000000000);
+  CHECK(text(field(d, "ticks_recorded")) == "no (nanoseconds assumed)");
+  CHECK(text(field(d, "interrupted")) == "no");
+  CHECK(text(field(d, "framing")) == "size-prefixed");  // ED00 at bytes 8..11
+}
+
+TEST_CASE("dump info: a missing file is an error naming it") {
+  Result<DumpInfo> info = dump_info("/no/such.etdump");
+  REQUIRE_FALSE(info.ok());
+  CHECK(std::string(info.error().message()).rfind("/no/such.etdump: ", 0) == 0);
+}
+
+}  // namespace
+}  // namespace etkit::inspect
