@@ -18,7 +18,20 @@ std::span<const KernelEntry> portable_kernels() {
         kernels::activation_kernels, kernels::comparison_kernels, kernels::where_kernels,
         kernels::quantize_kernels,   kernels::conv_kernels,     kernels::pool_kernels,
         kernels::norm_kernels,       kernels::softmax_kernels,  kernels::index_kernels,
-        kernels::creation_kernels,   kernels::pad_kernels,
+        kernels::creation_kernels,   kernels::pad_kernels,      kernels::unary_math_kernels,
+        kernels::rounding_kernels,   kernels::bitwise_kernels,  kernels::binary_math_kernels,
+        kernels::view_copy_kernels,  kernels::split_kernels,
+        kernels::minmax_kernels,     kernels::any_kernels,      kernels::variance_kernels,
+        kernels::clamp_kernels,
+        kernels::gather_kernels,
+        kernels::topk_kernels,
+        kernels::parametric_activation_kernels,
+        kernels::rearrange_kernels,
+        kernels::masked_kernels,
+        kernels::scan_kernels,
+        kernels::upsample_kernels,
+        kernels::group_norm_kernels,
+        kernels::batch_norm_training_kernels,
     };
     std::vector<KernelEntry> all;
     for (Family f : families) {
