@@ -37,7 +37,7 @@ void any_over(KernelContext& ctx, Tensor& self, std::span<const int64_t> dims, b
 
 // any.all_out(Tensor self, *, Tensor(a!) out)
 void any_all_out(KernelContext& ctx, std::span<EValue*> args) {
-  if (!check_num_args(ctx, args, 1)) return;
+  if (!check_num_args(ctx, args, 2)) return;
   Tensor* self = tensor_arg(ctx, args, 0, "self");
   if (self == nullptr) return;
   Tensor* out = tensor_arg(ctx, args, 1, "out");
@@ -47,7 +47,7 @@ void any_all_out(KernelContext& ctx, std::span<EValue*> args) {
 
 // any.out(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) out)
 void any_dim_out(KernelContext& ctx, std::span<EValue*> args) {
-  if (!check_num_args(ctx, args, 3)) return;
+  if (!check_num_args(ctx, args, 4)) return;
   Tensor* self = tensor_arg(ctx, args, 0, "self");
   if (self == nullptr) return;
   int64_t dim = 0;
@@ -61,7 +61,7 @@ void any_dim_out(KernelContext& ctx, std::span<EValue*> args) {
 
 // any.dims_out(Tensor self, int[]? dim=None, bool keepdim=False, *, Tensor(a!) out)
 void any_dims_out(KernelContext& ctx, std::span<EValue*> args) {
-  if (!check_num_args(ctx, args, 3)) return;
+  if (!check_num_args(ctx, args, 4)) return;
   Tensor* self = tensor_arg(ctx, args, 0, "self");
   if (self == nullptr) return;
   bool present = false;

@@ -301,7 +301,7 @@ void rsub_scalar_out(KernelContext& ctx, std::span<EValue*> args) {
   if (!scalar_arg(ctx, args, 1, "other", &other)) return;
   ScalarTensor st;
   if (!make_scalar_tensor(ctx, *self, other, "other", &st)) return;
-  EValue* swapped[4] = {&st.value, args[0], args[2], args[3]};
+  EValue* swapped[5] = {&st.value, args[0], args[2], args[3], args[4]};
   sub_out(ctx, std::span<EValue*>(swapped));
 }
 

@@ -48,7 +48,7 @@ bool check_cast_out(KernelContext& ctx, const Tensor& out, ScalarType common) {
 
 // clamp.out(Tensor self, Scalar? min=None, Scalar? max=None, *, Tensor(a!) out)
 void clamp_out(KernelContext& ctx, std::span<EValue*> args) {
-  if (!check_num_args(ctx, args, 3)) return;
+  if (!check_num_args(ctx, args, 4)) return;
   Tensor* self = tensor_arg(ctx, args, 0, "self");
   if (self == nullptr) return;
   const bool has_lo = !args[1]->is_none();
@@ -94,7 +94,7 @@ void clamp_out(KernelContext& ctx, std::span<EValue*> args) {
 
 // clamp.Tensor_out(Tensor self, Tensor? min=None, Tensor? max=None, *, Tensor(a!) out)
 void clamp_tensor_out(KernelContext& ctx, std::span<EValue*> args) {
-  if (!check_num_args(ctx, args, 3)) return;
+  if (!check_num_args(ctx, args, 4)) return;
   Tensor* self = tensor_arg(ctx, args, 0, "self");
   if (self == nullptr) return;
   Tensor* lo = nullptr;

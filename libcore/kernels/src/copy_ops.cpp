@@ -228,14 +228,14 @@ void copy_out(KernelContext& ctx, std::span<EValue*> args) {
 // into self itself.
 void copy_inplace(KernelContext& ctx, std::span<EValue*> args) {
   if (!check_num_args(ctx, args, 3)) return;
-  EValue* as_out[4] = {args[0], args[1], args[2], args[0]};
+  EValue* as_out[5] = {args[0], args[1], args[2], args[0], args[3]};
   copy_out(ctx, std::span<EValue*>(as_out));
 }
 
 // _to_copy.out(Tensor self, *, bool non_blocking=False, MemoryFormat? memory_format=None,
 //   Tensor(a!) out): self converted to out's dtype, in out's layout.
 void to_copy_out(KernelContext& ctx, std::span<EValue*> args) {
-  if (!check_num_args(ctx, args, 3)) return;
+  if (!check_num_args(ctx, args, 4)) return;
   Tensor* self = tensor_arg(ctx, args, 0, "self");
   if (self == nullptr) return;
   bool non_blocking;  // A CPU copy is always complete when the kernel returns.
@@ -262,7 +262,7 @@ void to_copy_out(KernelContext& ctx, std::span<EValue*> args) {
 
 // et_copy::_h2d_copy.out / _d2h_copy.out(Tensor self, *, Tensor(a!) out)
 void device_copy_out(KernelContext& ctx, std::span<EValue*> args) {
-  if (!check_num_args(ctx, args, 1)) return;
+  if (!check_num_args(ctx, args, 2)) return;
   Tensor* self = tensor_arg(ctx, args, 0, "self");
   if (self == nullptr) return;
   Tensor* out = tensor_arg(ctx, args, 1, "out");

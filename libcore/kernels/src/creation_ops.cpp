@@ -134,7 +134,7 @@ Tensor* sized_out(KernelContext& ctx, std::span<EValue*> args, size_t out_index)
 
 // zeros.out / ones.out(SymInt[] size, *, Tensor(a!) out)
 void fill_sized(KernelContext& ctx, std::span<EValue*> args, int64_t value) {
-  if (!check_num_args(ctx, args, 1)) return;
+  if (!check_num_args(ctx, args, 2)) return;
   Tensor* out = sized_out(ctx, args, 1);
   if (out == nullptr) return;
   Scalar v;
@@ -150,7 +150,7 @@ void ones_out(KernelContext& ctx, std::span<EValue*> args) { fill_sized(ctx, arg
 // empty.out(SymInt[] size, *, MemoryFormat? memory_format=None, Tensor(a!) out): only the
 // contiguous format (None or 0) exists at runtime.
 void empty_out(KernelContext& ctx, std::span<EValue*> args) {
-  if (!check_num_args(ctx, args, 2)) return;
+  if (!check_num_args(ctx, args, 3)) return;
   bool has_format = false;
   int64_t format = 0;
   if (!optional_int_arg(ctx, args, 1, "memory_format", &has_format, &format)) return;
@@ -166,7 +166,7 @@ void empty_out(KernelContext& ctx, std::span<EValue*> args) {
 // dim_order_ops::_empty_dim_order.out(int[] size, *, int[]? dim_order=None, Tensor(a!) out): out
 // must already have the requested dim order (memory is planned with it).
 void empty_dim_order_out(KernelContext& ctx, std::span<EValue*> args) {
-  if (!check_num_args(ctx, args, 2)) return;
+  if (!check_num_args(ctx, args, 3)) return;
   bool has_order = false;
   std::span<const int64_t> order;
   if (!int_list_arg(ctx, args, 1, "dim_order", true, &has_order, &order)) return;
@@ -181,7 +181,7 @@ void empty_dim_order_out(KernelContext& ctx, std::span<EValue*> args) {
 
 // fill.Scalar_out(Tensor self, Scalar value, *, Tensor(a!) out): self's sizes, out's dtype.
 void fill_scalar_out(KernelContext& ctx, std::span<EValue*> args) {
-  if (!check_num_args(ctx, args, 2)) return;
+  if (!check_num_args(ctx, args, 3)) return;
   Tensor* self = tensor_arg(ctx, args, 0, "self");
   if (self == nullptr) return;
   Scalar value;
@@ -199,7 +199,7 @@ void fill_scalar_out(KernelContext& ctx, std::span<EValue*> args) {
 
 // fill.Tensor_out(Tensor self, Tensor value, *, Tensor(a!) out): value is rank 0.
 void fill_tensor_out(KernelContext& ctx, std::span<EValue*> args) {
-  if (!check_num_args(ctx, args, 2)) return;
+  if (!check_num_args(ctx, args, 3)) return;
   Tensor* self = tensor_arg(ctx, args, 0, "self");
   if (self == nullptr) return;
   Tensor* value = tensor_arg(ctx, args, 1, "value");
@@ -226,10 +226,10 @@ void fill_tensor_out(KernelContext& ctx, std::span<EValue*> args) {
 
 // arange.out(Scalar end, *, Tensor(a!) out): arange.start_out with start 0 and step 1.
 void arange_out(KernelContext& ctx, std::span<EValue*> args) {
-  if (!check_num_args(ctx, args, 1)) return;
+  if (!check_num_args(ctx, args, 2)) return;
   EValue zero = EValue::from_int(0);
   EValue one = EValue::from_int(1);
-  EValue* full[4] = {&zero, args[0], &one, args[1]};
+  EValue* full[5] = {&zero, args[0], &one, args[1], args[2]};
   arange_start_out(ctx, std::span<EValue*>(full));
 }
 

@@ -99,7 +99,7 @@ bool check_index_shape(KernelContext& ctx, const Tensor& index, const Tensor& ot
 
 // gather.out(Tensor self, int dim, Tensor index, *, bool sparse_grad=False, Tensor(a!) out)
 void gather_out(KernelContext& ctx, std::span<EValue*> args) {
-  if (!check_num_args(ctx, args, 4)) return;
+  if (!check_num_args(ctx, args, 5)) return;
   Tensor* self = tensor_arg(ctx, args, 0, "self");
   if (self == nullptr) return;
   int64_t raw = 0;
@@ -205,7 +205,7 @@ void scatter_common(KernelContext& ctx, std::span<EValue*> args, const Tensor* s
 
 // scatter.src_out(Tensor self, int dim, Tensor index, Tensor src, *, Tensor(a!) out)
 void scatter_src_out(KernelContext& ctx, std::span<EValue*> args) {
-  if (!check_num_args(ctx, args, 4)) return;
+  if (!check_num_args(ctx, args, 5)) return;
   Tensor* src = tensor_arg(ctx, args, 3, "src");
   if (src == nullptr) return;
   scatter_common(ctx, args, src, nullptr, Reduce::None);
@@ -213,7 +213,7 @@ void scatter_src_out(KernelContext& ctx, std::span<EValue*> args) {
 
 // scatter.value_out(Tensor self, int dim, Tensor index, Scalar value, *, Tensor(a!) out)
 void scatter_value_out(KernelContext& ctx, std::span<EValue*> args) {
-  if (!check_num_args(ctx, args, 4)) return;
+  if (!check_num_args(ctx, args, 5)) return;
   Scalar value;
   if (!scalar_arg(ctx, args, 3, "value", &value)) return;
   scatter_common(ctx, args, nullptr, &value, Reduce::None);
@@ -221,7 +221,7 @@ void scatter_value_out(KernelContext& ctx, std::span<EValue*> args) {
 
 // scatter_add.out(Tensor self, int dim, Tensor index, Tensor src, *, Tensor(a!) out)
 void scatter_add_out(KernelContext& ctx, std::span<EValue*> args) {
-  if (!check_num_args(ctx, args, 4)) return;
+  if (!check_num_args(ctx, args, 5)) return;
   Tensor* src = tensor_arg(ctx, args, 3, "src");
   if (src == nullptr) return;
   scatter_common(ctx, args, src, nullptr, Reduce::Add);
@@ -230,7 +230,7 @@ void scatter_add_out(KernelContext& ctx, std::span<EValue*> args) {
 // index_select.out(Tensor self, int dim, Tensor index, *, Tensor(a!) out): index is 1-D (or a
 // scalar); out has self's sizes with dim replaced by index's length.
 void index_select_out(KernelContext& ctx, std::span<EValue*> args) {
-  if (!check_num_args(ctx, args, 3)) return;
+  if (!check_num_args(ctx, args, 4)) return;
   Tensor* self = tensor_arg(ctx, args, 0, "self");
   if (self == nullptr) return;
   int64_t raw = 0;
@@ -279,7 +279,7 @@ void index_select_out(KernelContext& ctx, std::span<EValue*> args) {
 // select_scatter.out(Tensor self, Tensor src, int dim, SymInt index, *, Tensor(a!) out): a copy
 // of self with self.select(dim, index) replaced by src (which has that slice's sizes).
 void select_scatter_out(KernelContext& ctx, std::span<EValue*> args) {
-  if (!check_num_args(ctx, args, 4)) return;
+  if (!check_num_args(ctx, args, 5)) return;
   Tensor* self = tensor_arg(ctx, args, 0, "self");
   if (self == nullptr) return;
   Tensor* src = tensor_arg(ctx, args, 1, "src");

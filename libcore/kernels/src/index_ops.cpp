@@ -436,7 +436,7 @@ void embedding_out(KernelContext& ctx, std::span<EValue*> args) {
 //   -> Tensor(a!): index_put.out writing into self itself (its copy of self is then a no-op).
 void index_put_inplace(KernelContext& ctx, std::span<EValue*> args) {
   if (!check_num_args(ctx, args, 4)) return;
-  EValue* as_out[5] = {args[0], args[1], args[2], args[3], args[0]};
+  EValue* as_out[6] = {args[0], args[1], args[2], args[3], args[0], args[4]};
   index_put_out(ctx, std::span<EValue*>(as_out));
 }
 

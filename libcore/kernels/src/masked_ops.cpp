@@ -62,7 +62,7 @@ inline bool mask_at(const Operand& m, int64_t off) {
 
 // masked_select.out(Tensor self, Tensor mask, *, Tensor(a!) out)
 void masked_select_out(KernelContext& ctx, std::span<EValue*> args) {
-  if (!check_num_args(ctx, args, 2)) return;
+  if (!check_num_args(ctx, args, 3)) return;
   Tensor* self = tensor_arg(ctx, args, 0, "self");
   if (self == nullptr) return;
   Tensor* mask = tensor_arg(ctx, args, 1, "mask");
@@ -98,7 +98,7 @@ void masked_select_out(KernelContext& ctx, std::span<EValue*> args) {
 
 // nonzero.out(Tensor self, *, Tensor(a!) out)
 void nonzero_out(KernelContext& ctx, std::span<EValue*> args) {
-  if (!check_num_args(ctx, args, 1)) return;
+  if (!check_num_args(ctx, args, 2)) return;
   Tensor* self = tensor_arg(ctx, args, 0, "self");
   if (self == nullptr) return;
   Tensor* out = tensor_arg(ctx, args, 1, "out");
@@ -136,7 +136,7 @@ void nonzero_out(KernelContext& ctx, std::span<EValue*> args) {
 
 // masked_scatter.out(Tensor self, Tensor mask, Tensor source, *, Tensor(a!) out)
 void masked_scatter_out(KernelContext& ctx, std::span<EValue*> args) {
-  if (!check_num_args(ctx, args, 3)) return;
+  if (!check_num_args(ctx, args, 4)) return;
   Tensor* self = tensor_arg(ctx, args, 0, "self");
   if (self == nullptr) return;
   Tensor* mask = tensor_arg(ctx, args, 1, "mask");

@@ -143,7 +143,7 @@ void dim_extreme(KernelContext& ctx, std::span<EValue*> args) {
 // max.unary_out / min.unary_out(self, *, out): the extreme of all elements, a rank-0 out.
 template <bool kMax>
 void all_extreme(KernelContext& ctx, std::span<EValue*> args) {
-  if (!check_num_args(ctx, args, 1)) return;
+  if (!check_num_args(ctx, args, 2)) return;
   Tensor* self = tensor_arg(ctx, args, 0, "self");
   if (self == nullptr) return;
   Tensor* out = tensor_arg(ctx, args, 1, "out");

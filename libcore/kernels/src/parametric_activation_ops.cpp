@@ -18,7 +18,7 @@ namespace {
 
 bool floating_self_out(KernelContext& ctx, std::span<EValue*> args, size_t num_schema_args,
                        Tensor** self, Tensor** out) {
-  if (!check_num_args(ctx, args, num_schema_args)) return false;
+  if (!check_num_args(ctx, args, num_schema_args + 1)) return false;
   *self = tensor_arg(ctx, args, 0, "self");
   if (*self == nullptr) return false;
   *out = tensor_arg(ctx, args, num_schema_args, "out");

@@ -45,7 +45,7 @@ void map_elements(const Tensor& self, Tensor& out, Src src) {
 
 bool self_and_out(KernelContext& ctx, std::span<EValue*> args, size_t n, Tensor** self,
                   Tensor** out) {
-  if (!check_num_args(ctx, args, n)) return false;
+  if (!check_num_args(ctx, args, n + 1)) return false;
   *self = tensor_arg(ctx, args, 0, "self");
   if (*self == nullptr) return false;
   *out = tensor_arg(ctx, args, n, "out");

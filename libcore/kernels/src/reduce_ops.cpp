@@ -287,7 +287,7 @@ void prod_common(KernelContext& ctx, Tensor& self, std::span<const int64_t> dims
 
 // prod.out(Tensor self, *, ScalarType? dtype=None, Tensor(a!) out)
 void prod_out(KernelContext& ctx, std::span<EValue*> args) {
-  if (!check_num_args(ctx, args, 2)) return;
+  if (!check_num_args(ctx, args, 3)) return;
   Tensor* self = tensor_arg(ctx, args, 0, "self");
   if (self == nullptr) return;
   bool has_dtype = false;
@@ -300,7 +300,7 @@ void prod_out(KernelContext& ctx, std::span<EValue*> args) {
 
 // prod.int_out(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None, out)
 void prod_int_out(KernelContext& ctx, std::span<EValue*> args) {
-  if (!check_num_args(ctx, args, 4)) return;
+  if (!check_num_args(ctx, args, 5)) return;
   Tensor* self = tensor_arg(ctx, args, 0, "self");
   if (self == nullptr) return;
   int64_t dim = 0;
@@ -318,10 +318,10 @@ void prod_int_out(KernelContext& ctx, std::span<EValue*> args) {
 // mean.dtype_out(Tensor self, *, ScalarType? dtype=None, Tensor(a!) out): the mean of every
 // element; mean.out with dim None and keepdim false.
 void mean_dtype_out(KernelContext& ctx, std::span<EValue*> args) {
-  if (!check_num_args(ctx, args, 2)) return;
+  if (!check_num_args(ctx, args, 3)) return;
   EValue none;
   EValue keepdim = EValue::from_bool(false);
-  EValue* full[5] = {args[0], &none, &keepdim, args[1], args[2]};
+  EValue* full[6] = {args[0], &none, &keepdim, args[1], args[2], args[3]};
   mean_out(ctx, std::span<EValue*>(full));
 }
 

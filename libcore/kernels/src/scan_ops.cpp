@@ -15,7 +15,7 @@ namespace etkit::kernels {
 namespace {
 
 void cumsum_out(KernelContext& ctx, std::span<EValue*> args) {
-  if (!check_num_args(ctx, args, 3)) return;
+  if (!check_num_args(ctx, args, 4)) return;
   Tensor* self = tensor_arg(ctx, args, 0, "self");
   if (self == nullptr) return;
   int64_t raw = 0;

@@ -160,7 +160,7 @@ void unbind_copy_int_out(KernelContext& ctx, std::span<EValue*> args) {
 
 // stack.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out)
 void stack_out(KernelContext& ctx, std::span<EValue*> args) {
-  if (!check_num_args(ctx, args, 2)) return;
+  if (!check_num_args(ctx, args, 3)) return;
   if (!args[0]->is_tensor_list()) {
     ctx.fail(ErrorCode::InvalidType, "tensors is %s, expected a tensor list",
              value_kind(*args[0]));

@@ -55,7 +55,7 @@ void logit_out(KernelContext& ctx, std::span<EValue*> args) {
     has_eps = true;
     eps = args[1]->is_double() ? args[1]->to_double() : static_cast<double>(args[1]->to_int());
   }
-  EValue* unary[2] = {args[0], args[2]};
+  EValue* unary[3] = {args[0], args[2], args[3]};
   floating_unary(ctx, std::span<EValue*>(unary), [has_eps, eps](auto x) {
     using C = decltype(x);
     if (has_eps) {

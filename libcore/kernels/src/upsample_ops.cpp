@@ -97,7 +97,7 @@ bool resize_4d(KernelContext& ctx, const Tensor& input, Tensor& out, const Geome
 // upsample_nearest2d.vec_out(Tensor input, SymInt[]? output_size, float[]? scale_factors, *,
 //   Tensor(a!) out)
 void upsample_nearest2d_vec_out(KernelContext& ctx, std::span<EValue*> args) {
-  if (!check_num_args(ctx, args, 3)) return;
+  if (!check_num_args(ctx, args, 4)) return;
   Tensor* input = tensor_arg(ctx, args, 0, "input");
   if (input == nullptr) return;
   Tensor* out = tensor_arg(ctx, args, 3, "out");
@@ -223,7 +223,7 @@ void interpolate(const Tensor& input, Tensor& out, const Geometry& g, TapsH taps
 // upsample_bilinear2d.vec_out(Tensor input, SymInt[]? output_size, bool align_corners,
 //   float[]? scale_factors, *, Tensor(a!) out)
 void upsample_bilinear2d_vec_out(KernelContext& ctx, std::span<EValue*> args) {
-  if (!check_num_args(ctx, args, 4)) return;
+  if (!check_num_args(ctx, args, 5)) return;
   Tensor* input = tensor_arg(ctx, args, 0, "input");
   if (input == nullptr) return;
   bool align = false;
@@ -265,7 +265,7 @@ bool optional_double(KernelContext& ctx, std::span<EValue*> args, size_t i, cons
 // _upsample_bilinear2d_aa.out(Tensor self, SymInt[2] output_size, bool align_corners,
 //   float? scales_h=None, float? scales_w=None, *, Tensor(a!) out)
 void upsample_bilinear2d_aa_out(KernelContext& ctx, std::span<EValue*> args) {
-  if (!check_num_args(ctx, args, 5)) return;
+  if (!check_num_args(ctx, args, 6)) return;
   Tensor* input = tensor_arg(ctx, args, 0, "self");
   if (input == nullptr) return;
   bool align = false;

@@ -40,7 +40,7 @@ void shape_of(const Tensor& t, Shape* shape, int64_t* strides) {
 // (self, *, out): the arguments of the operators that copy self as it is.
 bool self_out(KernelContext& ctx, std::span<EValue*> args, size_t num_schema_args, Tensor** self,
               Tensor** out) {
-  if (!check_num_args(ctx, args, num_schema_args)) return false;
+  if (!check_num_args(ctx, args, num_schema_args + 1)) return false;
   *self = tensor_arg(ctx, args, 0, "self");
   if (*self == nullptr) return false;
   *out = tensor_arg(ctx, args, num_schema_args, "out");
@@ -320,7 +320,7 @@ void unfold_copy_out(KernelContext& ctx, std::span<EValue*> args) {
 
 // view_as_real_copy: complex elements as pairs (real, imaginary) in a last dimension of 2.
 void view_as_real_copy_out(KernelContext& ctx, std::span<EValue*> args) {
-  if (!check_num_args(ctx, args, 1)) return;
+  if (!check_num_args(ctx, args, 2)) return;
   Tensor* self = tensor_arg(ctx, args, 0, "self");
   if (self == nullptr) return;
   Tensor* out = tensor_arg(ctx, args, 1, "out");
