@@ -1,5 +1,5 @@
-// Indexing along one dimension: gather, scatter (src and value), scatter_add, index_select and
-// select_scatter.
+// Indexing along one dimension: gather, scatter (src and value), scatter_add, index_select,
+// select_scatter, and repeat_interleave (the index list that repeats each index).
 //
 // PyTorch semantics. gather: out[i][j][k] = self[index[i][j][k]][j][k] for dim 0 (and so on),
 // out has index's sizes and index may be smaller than self in the other dimensions. scatter
@@ -327,12 +327,66 @@ void select_scatter_out(KernelContext& ctx, std::span<EValue*> args) {
       .copy(element_ptr(*out, index * out->stride(dim)), src->data(), out->element_size());
 }
 
+
+// repeat_interleave.Tensor_out(Tensor repeats, *, SymInt? output_size=None, Tensor(a!) out):
+// index i repeated repeats[i] times, int64 (or repeats' integer dtype); output_size, if given,
+// must equal the total.
+void repeat_interleave_tensor_out(KernelContext& ctx, std::span<EValue*> args) {
+  if (!check_num_args(ctx, args, 3)) return;
+  Tensor* repeats = tensor_arg(ctx, args, 0, "repeats");
+  if (repeats == nullptr) return;
+  bool has_size = false;
+  int64_t size = 0;
+  if (!optional_plain_int_arg(ctx, args, 1, "output_size", &has_size, &size)) return;
+  Tensor* out = tensor_arg(ctx, args, 2, "out");
+  if (out == nullptr) return;
+  if (!check_index_tensor(ctx, *repeats, "repeats") ||
+      !check_dtype_is(ctx, *out, "out", repeats->dtype())) {
+    return;
+  }
+  if (repeats->dim() > 1) {
+    ctx.fail(ErrorCode::InvalidArgument, "repeats has rank %d, expected 0 or 1", repeats->dim());
+    return;
+  }
+  const int64_t step = repeats->dim() == 0 ? 0 : repeats->stride(0);
+  int64_t total = 0;
+  for (int64_t i = 0; i < repeats->numel(); ++i) {
+    const int64_t r = read_index(*repeats, i * step);
+    if (r < 0 || r > INT32_MAX - total) {
+      ctx.fail(ErrorCode::InvalidArgument, "repeats[%lld] is %lld: repeats must be >= 0 and sum "
+               "below 2^31", static_cast<long long>(i), static_cast<long long>(r));
+      return;
+    }
+    total += r;
+  }
+  if (has_size && size != total) {
+    ctx.fail(ErrorCode::InvalidArgument, "output_size is %lld but repeats sum to %lld",
+             static_cast<long long>(size), static_cast<long long>(total));
+    return;
+  }
+  const int32_t sizes[1] = {static_cast<int32_t>(total)};
+  if (!resize_out(ctx, *out, sizes) || total == 0) return;
+  const int64_t os = out->stride(0);
+  int64_t k = 0;
+  for (int64_t i = 0; i < repeats->numel(); ++i) {
+    const int64_t r = read_index(*repeats, i * step);
+    for (int64_t j = 0; j < r; ++j, ++k) {
+      if (out->dtype() == ScalarType::Long) {
+        out->data_as<int64_t>()[k * os] = i;
+      } else {
+        out->data_as<int32_t>()[k * os] = static_cast<int32_t>(i);
+      }
+    }
+  }
+}
+
 }  // namespace
 
 std::span<const KernelEntry> gather_kernels() {
   static constexpr KernelEntry kTable[] = {
       {"aten::gather.out", gather_out},
       {"aten::index_select.out", index_select_out},
+      {"aten::repeat_interleave.Tensor_out", repeat_interleave_tensor_out},
       {"aten::scatter.src_out", scatter_src_out},
       {"aten::scatter.value_out", scatter_value_out},
       {"aten::scatter_add.out", scatter_add_out},

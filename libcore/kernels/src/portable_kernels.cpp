@@ -32,6 +32,8 @@ std::span<const KernelEntry> portable_kernels() {
         kernels::upsample_kernels,
         kernels::group_norm_kernels,
         kernels::batch_norm_training_kernels,
+        kernels::distance_kernels,
+        kernels::random_kernels,
     };
     std::vector<KernelEntry> all;
     for (Family f : families) {

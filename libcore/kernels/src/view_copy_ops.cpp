@@ -1,4 +1,4 @@
-// Views materialised as copies: transpose_copy, t_copy, squeeze_copy.dim, detach_copy,
+// Views materialised as copies (and _conj_physical, a copy that flips imaginary parts): transpose_copy, t_copy, squeeze_copy.dim, detach_copy,
 // lift_fresh_copy, narrow_copy, diagonal_copy, as_strided_copy, unfold_copy and
 // view_as_real_copy.
 //
@@ -354,10 +354,34 @@ void view_as_real_copy_out(KernelContext& ctx, std::span<EValue*> args) {
       .copy(out->data(), self->data(), out->element_size());
 }
 
+
+// _conj_physical.out(Tensor self, *, Tensor(a!) out): the complex conjugate; a real tensor is
+// its own conjugate (a copy).
+void conj_physical_out(KernelContext& ctx, std::span<EValue*> args) {
+  Tensor* self;
+  Tensor* out;
+  if (!self_out(ctx, args, 1, &self, &out)) return;
+  if (!resize_out(ctx, *out, self->sizes())) return;
+  copy_same_shape(*self, *out);
+  const ScalarType t = out->dtype();
+  if (t != ScalarType::ComplexFloat && t != ScalarType::ComplexDouble) return;
+  // Negate every imaginary part (the second of each pair), in place in out.
+  for (int64_t i = 0; i < out->numel(); ++i) {
+    if (t == ScalarType::ComplexFloat) {
+      float* v = out->data_as<float>() + 2 * i + 1;
+      *v = -*v;
+    } else {
+      double* v = out->data_as<double>() + 2 * i + 1;
+      *v = -*v;
+    }
+  }
+}
+
 }  // namespace
 
 std::span<const KernelEntry> view_copy_kernels() {
   static constexpr KernelEntry kTable[] = {
+      {"aten::_conj_physical.out", conj_physical_out},
       {"aten::as_strided_copy.out", as_strided_copy_out},
       {"aten::detach_copy.out", plain_copy_out},
       {"aten::diagonal_copy.out", diagonal_copy_out},
