@@ -17,6 +17,14 @@
 namespace etkit::kernels {
 namespace {
 
+// With bounds known not to be NaN: a NaN x fails both comparisons and passes through, and the
+// loop has no NaN branch (it vectorizes like hardtanh's).
+template <typename C>
+inline C clamp_number(C x, C lo, C hi) {
+  const C low = x < lo ? lo : x;
+  return low > hi ? hi : low;
+}
+
 template <typename C>
 inline C clamp_value(C x, C lo, C hi) {
   if constexpr (std::is_floating_point_v<C>) {
@@ -87,7 +95,11 @@ void clamp_out(KernelContext& ctx, std::span<EValue*> args) {
     if constexpr (!std::is_same_v<C, bool>) {
       const C l = has_lo ? lo.to<C>() : lowest<C>();
       const C h = has_hi ? hi.to<C>() : highest<C>();
-      pointwise::map_to<O, C, 1>(*out, {in}, [l, h](C x) { return clamp_value(x, l, h); });
+      if (l != l || h != h) {  // a NaN bound makes every element NaN
+        pointwise::map_to<O, C, 1>(*out, {in}, [l, h](C x) { return clamp_value(x, l, h); });
+      } else {
+        pointwise::map_to<O, C, 1>(*out, {in}, [l, h](C x) { return clamp_number(x, l, h); });
+      }
     }
   });
 }

@@ -34,6 +34,14 @@ TEST_CASE("kernel rounding: floats") {
   CHECK(run_same("aten::sign.out", F, {-3, 0, 4, -kInf}) == std::vector<double>{-1, 0, 1, -1});
   const auto nan_sign = run_same("aten::sign.out", F, {kNan});
   CHECK(std::isnan(nan_sign[0]));
+  // Past 2^23 (float) / 2^52 (double) every value is an integer; signed zeros as IEEE says.
+  CHECK(run_same("aten::floor.out", F, {1e10, -16777217.0}) == std::vector<double>{1e10, -16777216.0});
+  CHECK(run_same("aten::round.out", D, {4503599627370497.0, 0.49999999999999994}) ==
+        std::vector<double>{4503599627370497.0, 0});
+  CHECK(std::signbit(run_same("aten::ceil.out", F, {-0.4})[0]));
+  CHECK(std::signbit(run_same("aten::floor.out", D, {-0.0})[0]));
+  CHECK(std::signbit(run_same("aten::round.out", F, {-0.5})[0]));
+  CHECK(!std::signbit(run_same("aten::trunc.out", F, {0.7})[0]));
   const auto nan_floor = run_same("aten::floor.out", F, {kNan, kInf});
   CHECK(std::isnan(nan_floor[0]));
   CHECK(nan_floor[1] == kInf);
