@@ -1,5 +1,7 @@
 // Per-tensor affine quantization: quantized_decomposed::quantize_per_tensor and
-// dequantize_per_tensor, computed exactly as ExecuTorch's portable kernels do.
+// dequantize_per_tensor, computed exactly as ExecuTorch's portable kernels do, with scalar
+// parameters (.out) or one-element tensor parameters (.tensor_out: scale float32/64, zero_point
+// int32/64, read and passed on as the scalar form's arguments).
 //
 // quantize: q = clamp(zero_point + nearbyint(x * (1.0f / scale)), quant_min, quant_max), the
 // product and the rounding in float32 (round half to even, the default rounding mode), into a
@@ -155,12 +157,62 @@ void dequantize_per_tensor_out(KernelContext& ctx, std::span<EValue*> args) {
   });
 }
 
+
+// Replaces the one-element tensors scale (args[1]) and zero_point (args[2]) of a .tensor_out
+// overload by scalars and runs the scalar kernel.
+void with_scalar_qparams(KernelContext& ctx, std::span<EValue*> args, size_t num_schema_args,
+                         void (*scalar_kernel)(KernelContext&, std::span<EValue*>)) {
+  if (!check_num_args(ctx, args, num_schema_args)) return;
+  Tensor* scale = tensor_arg(ctx, args, 1, "scale");
+  if (scale == nullptr) return;
+  Tensor* zero_point = tensor_arg(ctx, args, 2, "zero_point");
+  if (zero_point == nullptr) return;
+  if (scale->numel() != 1 || zero_point->numel() != 1) {
+    ctx.fail(ErrorCode::InvalidArgument,
+             "scale has %lld elements and zero_point %lld; per-tensor parameters have one each",
+             static_cast<long long>(scale->numel()), static_cast<long long>(zero_point->numel()));
+    return;
+  }
+  if (!is_floating_type(scale->dtype()) || !check_computed_dtype(ctx, *scale, "scale")) {
+    ctx.fail(ErrorCode::InvalidType, "scale has dtype %s, expected float32 or float64",
+             scalar_type_name(scale->dtype()));
+    return;
+  }
+  if (zero_point->dtype() != ScalarType::Long && zero_point->dtype() != ScalarType::Int) {
+    ctx.fail(ErrorCode::InvalidType, "zero_point has dtype %s, expected int64 or int32",
+             scalar_type_name(zero_point->dtype()));
+    return;
+  }
+  EValue scale_value = EValue::from_double(load_as<double>(scale->data(), scale->dtype(), 0));
+  EValue zero_value =
+      EValue::from_int(load_as<int64_t>(zero_point->data(), zero_point->dtype(), 0));
+  EValue* replaced[9];
+  for (size_t i = 0; i < args.size() && i < 9; ++i) replaced[i] = args[i];
+  replaced[1] = &scale_value;
+  replaced[2] = &zero_value;
+  scalar_kernel(ctx, std::span<EValue*>(replaced, args.size()));
+}
+
+// quantize_per_tensor.tensor_out(Tensor input, Tensor scale, Tensor zero_point, int quant_min,
+//   int quant_max, ScalarType dtype, *, Tensor(a!) out)
+void quantize_per_tensor_tensor_out(KernelContext& ctx, std::span<EValue*> args) {
+  with_scalar_qparams(ctx, args, 7, quantize_per_tensor_out);
+}
+
+// dequantize_per_tensor.tensor_out(Tensor input, Tensor scale, Tensor zero_point, int quant_min,
+//   int quant_max, ScalarType dtype, *, ScalarType? out_dtype=None, Tensor(a!) out)
+void dequantize_per_tensor_tensor_out(KernelContext& ctx, std::span<EValue*> args) {
+  with_scalar_qparams(ctx, args, 8, dequantize_per_tensor_out);
+}
+
 }  // namespace
 
 std::span<const KernelEntry> quantize_kernels() {
   static constexpr KernelEntry kTable[] = {
       {"quantized_decomposed::dequantize_per_tensor.out", dequantize_per_tensor_out},
+      {"quantized_decomposed::dequantize_per_tensor.tensor_out", dequantize_per_tensor_tensor_out},
       {"quantized_decomposed::quantize_per_tensor.out", quantize_per_tensor_out},
+      {"quantized_decomposed::quantize_per_tensor.tensor_out", quantize_per_tensor_tensor_out},
   };
   return kTable;
 }
