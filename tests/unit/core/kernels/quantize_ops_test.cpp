@@ -177,5 +177,30 @@ TEST_CASE("kernel quantize: the .tensor_out forms take one-element scale and zer
               ErrorCode::InvalidType, "zero_point");
 }
 
+TEST_CASE("kernel quantize: per channel along an axis") {
+  // Channel c of axis 1 has scale {0.5, 2}[c] and zero point {0, 10}[c]:
+  // q = clamp(zp + round_half_even(x / scale), -128, 127).
+  auto x = make(F, {2, 2}, {1.25, 3, -0.25, 300}, {1, 0});
+  auto scales = make(D, {2}, {0.5, 2});
+  auto zps = make(L, {2}, {0, 10});
+  auto q = zeros(C8, {2, 2});
+  check_ok(Args().t(x).t(scales).t(zps).i(1).i(-128).i(127).i(wire(C8)).t(q).run(
+      "quantized_decomposed::quantize_per_channel.out"));
+  // 1.25/0.5 = 2.5 -> 2; 3/2 = 1.5 -> 2 (+10 = 12); -0.25/0.5 = -0.5 -> -0; 300/2 + 10 -> 127.
+  check_tensor(q.tensor(), C8, {2, 2}, {2, 12, 0, 127});
+  auto back = zeros(F, {2, 2});
+  check_ok(Args().t(q).t(scales).t(zps).i(-1).i(-128).i(127).i(wire(C8)).none().t(back).run(
+      "quantized_decomposed::dequantize_per_channel.out"));
+  check_tensor(back.tensor(), F, {2, 2}, {1, 4, 0, 234});
+  auto nozp = zeros(D, {2, 2});
+  check_ok(Args().t(q).t(scales).none().i(1).i(-128).i(127).i(wire(C8)).none().t(nozp).run(
+      "quantized_decomposed::dequantize_per_channel.out"));
+  check_tensor(nozp.tensor(), D, {2, 2}, {1, 24, 0, 254});
+  auto short_scales = make(D, {3}, {1, 1, 1});
+  check_error(Args().t(x).t(short_scales).t(zps).i(1).i(-128).i(127).i(wire(C8)).t(q).run(
+                  "quantized_decomposed::quantize_per_channel.out"),
+              ErrorCode::InvalidArgument, "scales");
+}
+
 }  // namespace
 }  // namespace etkit::test
