@@ -51,6 +51,7 @@ std::span<const KernelEntry> group_norm_kernels();  // group_norm_ops.cpp
 std::span<const KernelEntry> batch_norm_training_kernels();  // batch_norm_training_ops.cpp
 std::span<const KernelEntry> distance_kernels();  // distance_ops.cpp
 std::span<const KernelEntry> random_kernels();  // random_ops.cpp
+std::span<const KernelEntry> pool_backward_kernels();  // pool_backward_ops.cpp
 // binary_ops.cpp
 void add_out(KernelContext& ctx, std::span<EValue*> args);
 void sub_out(KernelContext& ctx, std::span<EValue*> args);

@@ -34,6 +34,7 @@ std::span<const KernelEntry> portable_kernels() {
         kernels::batch_norm_training_kernels,
         kernels::distance_kernels,
         kernels::random_kernels,
+        kernels::pool_backward_kernels,
     };
     std::vector<KernelEntry> all;
     for (Family f : families) {
