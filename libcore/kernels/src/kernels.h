@@ -52,6 +52,7 @@ std::span<const KernelEntry> batch_norm_training_kernels();  // batch_norm_train
 std::span<const KernelEntry> distance_kernels();  // distance_ops.cpp
 std::span<const KernelEntry> random_kernels();  // random_ops.cpp
 std::span<const KernelEntry> pool_backward_kernels();  // pool_backward_ops.cpp
+std::span<const KernelEntry> grid_sampler_kernels();  // grid_sampler_ops.cpp
 // binary_ops.cpp
 void add_out(KernelContext& ctx, std::span<EValue*> args);
 void sub_out(KernelContext& ctx, std::span<EValue*> args);

@@ -35,6 +35,7 @@ std::span<const KernelEntry> portable_kernels() {
         kernels::distance_kernels,
         kernels::random_kernels,
         kernels::pool_backward_kernels,
+        kernels::grid_sampler_kernels,
     };
     std::vector<KernelEntry> all;
     for (Family f : families) {
