@@ -1,6 +1,8 @@
 // Elementwise kernels against memory bandwidth: memcpy of 1M floats beside add.out, relu.out,
 // sigmoid.out, exp.out, silu.out and gelu.out ('tanh') on 1M contiguous floats, called through
-// the registry as a method would call them.
+// the registry as a method would call them. The families added for issue #17 sit beside the
+// closest older kernel of their family (the 2x budget): sin/cos/abs/floor beside tanh and neg,
+// maximum/fmod beside add, clamp beside hardtanh, ne/ge/logical_and (bool out) beside eq.
 // Each reports bytes/s counting the bytes read plus the bytes written, so the rates compare
 // directly: the target is an elementwise kernel within 2x of memcpy's rate.
 
@@ -47,14 +49,15 @@ void BM_MemcpyF32(benchmark::State& state) {
 // Runs kernel `name` over `inputs` (each 1M floats) plus `extra` scalar arguments into a 1M
 // float out; `tensors` is the number of 4 MB arrays each call reads and writes.
 void run_kernel(benchmark::State& state, const char* name, int num_inputs,
-                std::vector<etkit::EValue> extra) {
+                std::vector<etkit::EValue> extra,
+                etkit::ScalarType out_dtype = etkit::ScalarType::Float) {
   const std::vector<int32_t> sizes = {kNumel};
   std::vector<etkit::HostTensor> in;
   for (int k = 0; k < num_inputs; ++k) {
     in.emplace_back(etkit::ScalarType::Float, sizes);
     fill(in.back().tensor(), static_cast<uint32_t>(k + 1));
   }
-  etkit::HostTensor out(etkit::ScalarType::Float, sizes);
+  etkit::HostTensor out(out_dtype, sizes);
   std::vector<etkit::EValue> values;
   for (auto& t : in) values.push_back(etkit::EValue::from_tensor(&t.tensor()));
   for (const auto& v : extra) values.push_back(v);
@@ -99,6 +102,41 @@ void BM_ElementwiseGeluTanhF32(benchmark::State& state) {
   run_kernel(state, "aten::gelu.out", 1, {etkit::EValue::from_string("tanh")});
 }
 
+void BM_ElementwiseTanhF32(benchmark::State& state) { run_kernel(state, "aten::tanh.out", 1, {}); }
+void BM_ElementwiseNegF32(benchmark::State& state) { run_kernel(state, "aten::neg.out", 1, {}); }
+void BM_ElementwiseSinF32(benchmark::State& state) { run_kernel(state, "aten::sin.out", 1, {}); }
+void BM_ElementwiseCosF32(benchmark::State& state) { run_kernel(state, "aten::cos.out", 1, {}); }
+void BM_ElementwiseAbsF32(benchmark::State& state) { run_kernel(state, "aten::abs.out", 1, {}); }
+void BM_ElementwiseFloorF32(benchmark::State& state) {
+  run_kernel(state, "aten::floor.out", 1, {});
+}
+void BM_ElementwiseMaximumF32(benchmark::State& state) {
+  run_kernel(state, "aten::maximum.out", 2, {});
+}
+void BM_ElementwiseFmodF32(benchmark::State& state) {
+  run_kernel(state, "aten::fmod.Tensor_out", 2, {});
+}
+void BM_ElementwiseHardtanhF32(benchmark::State& state) {
+  run_kernel(state, "aten::hardtanh.out", 1,
+             {etkit::EValue::from_double(-1.0), etkit::EValue::from_double(1.0)});
+}
+void BM_ElementwiseClampF32(benchmark::State& state) {
+  run_kernel(state, "aten::clamp.out", 1,
+             {etkit::EValue::from_double(-1.0), etkit::EValue::from_double(1.0)});
+}
+void BM_ElementwiseEqBoolF32(benchmark::State& state) {
+  run_kernel(state, "aten::eq.Tensor_out", 2, {}, etkit::ScalarType::Bool);
+}
+void BM_ElementwiseNeBoolF32(benchmark::State& state) {
+  run_kernel(state, "aten::ne.Tensor_out", 2, {}, etkit::ScalarType::Bool);
+}
+void BM_ElementwiseGeBoolF32(benchmark::State& state) {
+  run_kernel(state, "aten::ge.Tensor_out", 2, {}, etkit::ScalarType::Bool);
+}
+void BM_ElementwiseLogicalAndBoolF32(benchmark::State& state) {
+  run_kernel(state, "aten::logical_and.out", 2, {}, etkit::ScalarType::Bool);
+}
+
 BENCHMARK(BM_MemcpyF32)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_ElementwiseAddF32)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_ElementwiseReluF32)->Unit(benchmark::kMicrosecond);
@@ -106,5 +144,19 @@ BENCHMARK(BM_ElementwiseSigmoidF32)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_ElementwiseExpF32)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_ElementwiseSiluF32)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_ElementwiseGeluTanhF32)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_ElementwiseTanhF32)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_ElementwiseSinF32)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_ElementwiseCosF32)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_ElementwiseNegF32)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_ElementwiseAbsF32)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_ElementwiseFloorF32)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_ElementwiseMaximumF32)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_ElementwiseFmodF32)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_ElementwiseHardtanhF32)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_ElementwiseClampF32)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_ElementwiseEqBoolF32)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_ElementwiseNeBoolF32)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_ElementwiseGeBoolF32)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_ElementwiseLogicalAndBoolF32)->Unit(benchmark::kMicrosecond);
 
 }  // namespace

@@ -1,5 +1,6 @@
-// Binary arithmetic: add, sub, mul (tensor and scalar), pow(tensor, scalar), div (true and with
-// a rounding mode).
+// Binary arithmetic: add, sub, rsub, mul, div (true and with a rounding mode), floor_divide and
+// pow, in their tensor and scalar overloads. A `.Scalar` overload runs the tensor kernel on the
+// scalar as a rank-0 tensor of the promoted dtype (scalar_tensor.h).
 //
 // The result dtype follows PyTorch's result_type (kernel_util.h) and, as in ExecuTorch's portable
 // kernels, `out` must have exactly that dtype, except for div: true division computes integers
@@ -12,6 +13,7 @@
 #include "etkit/kernels/kernel_util.h"
 #include "kernels.h"
 #include "pointwise_util.h"
+#include "scalar_tensor.h"
 
 namespace etkit::kernels {
 namespace {
@@ -234,6 +236,75 @@ void div_mode_out(KernelContext& ctx, std::span<EValue*> args) {
   div(ctx, args, 3, rounding);
 }
 
+// Integer power with a possibly negative exponent (tensor exponents: PyTorch gives 1 for base 1,
+// +-1 for base -1 and 0 otherwise instead of an error).
+template <typename C>
+C int_pow_signed(C base, C e) {
+  if constexpr (std::is_signed_v<C>) {
+    if (e < 0) {
+      if (base == C(1)) return C(1);
+      if (base == C(-1)) return (e % 2 == 0) ? C(1) : C(-1);
+      return C(0);
+    }
+  }
+  return int_pow(base, static_cast<uint64_t>(e));
+}
+
+void pow_tensor_tensor_out(KernelContext& ctx, std::span<EValue*> args) {
+  if (!check_num_args(ctx, args, 3)) return;
+  BinaryArgs b;
+  if (!prepare_binary(ctx, args, 2, &b)) return;
+  if (b.common == ScalarType::Bool) {
+    ctx.fail(ErrorCode::InvalidType,
+             "self and exponent have dtype bool: pow is not supported for a bool result");
+    return;
+  }
+  if (!finish_binary(ctx, &b)) return;
+  dispatch_dtype(b.common, [&](auto tag) {
+    using C = typename decltype(tag)::type;
+    if constexpr (std::is_floating_point_v<C>) {
+      elementwise<C, 2>(*b.out, b.operands, [](C x, C y) { return static_cast<C>(std::pow(x, y)); });
+    } else if constexpr (!std::is_same_v<C, bool>) {
+      elementwise<C, 2>(*b.out, b.operands, [](C x, C y) { return int_pow_signed(x, y); });
+    }
+  });
+}
+
+void floor_divide_out(KernelContext& ctx, std::span<EValue*> args) {
+  if (!check_num_args(ctx, args, 3)) return;
+  div(ctx, args, 2, Rounding::Floor);
+}
+
+void add_scalar_out(KernelContext& ctx, std::span<EValue*> args) {
+  run_with_scalar_tensor(ctx, args, 1, 4, "other", add_out);
+}
+void sub_scalar_out(KernelContext& ctx, std::span<EValue*> args) {
+  run_with_scalar_tensor(ctx, args, 1, 4, "other", sub_out);
+}
+void div_scalar_out(KernelContext& ctx, std::span<EValue*> args) {
+  run_with_scalar_tensor(ctx, args, 1, 3, "other", div_out);
+}
+void div_scalar_mode_out(KernelContext& ctx, std::span<EValue*> args) {
+  run_with_scalar_tensor(ctx, args, 1, 4, "other", div_mode_out);
+}
+void pow_scalar_out(KernelContext& ctx, std::span<EValue*> args) {
+  // pow.Scalar_out(Scalar self, Tensor exponent, *, Tensor(a!) out)
+  run_with_scalar_tensor(ctx, args, 0, 3, "self", pow_tensor_tensor_out, 1, "exponent");
+}
+
+// rsub.Scalar_out(Tensor self, Scalar other, Scalar alpha=1, *, out): other - alpha * self.
+void rsub_scalar_out(KernelContext& ctx, std::span<EValue*> args) {
+  if (!check_num_args(ctx, args, 4)) return;
+  Tensor* self = tensor_arg(ctx, args, 0, "self");
+  if (self == nullptr) return;
+  Scalar other;
+  if (!scalar_arg(ctx, args, 1, "other", &other)) return;
+  ScalarTensor st;
+  if (!make_scalar_tensor(ctx, *self, other, "other", &st)) return;
+  EValue* swapped[5] = {&st.value, args[0], args[2], args[3], args[4]};
+  sub_out(ctx, std::span<EValue*>(swapped));
+}
+
 }  // namespace
 
 void add_out(KernelContext& ctx, std::span<EValue*> args) { add_sub(ctx, args, false); }
@@ -321,12 +392,20 @@ void pow_tensor_scalar_out(KernelContext& ctx, std::span<EValue*> args) {
 
 std::span<const KernelEntry> binary_kernels() {
   static constexpr KernelEntry kTable[] = {
+      {"aten::add.Scalar_out", add_scalar_out},
       {"aten::add.out", add_out},
+      {"aten::div.Scalar_mode_out", div_scalar_mode_out},
+      {"aten::div.Scalar_out", div_scalar_out},
       {"aten::div.out", div_out},
       {"aten::div.out_mode", div_mode_out},
+      {"aten::floor_divide.out", floor_divide_out},
       {"aten::mul.Scalar_out", mul_scalar_out},
       {"aten::mul.out", mul_out},
+      {"aten::pow.Scalar_out", pow_scalar_out},
       {"aten::pow.Tensor_Scalar_out", pow_tensor_scalar_out},
+      {"aten::pow.Tensor_Tensor_out", pow_tensor_tensor_out},
+      {"aten::rsub.Scalar_out", rsub_scalar_out},
+      {"aten::sub.Scalar_out", sub_scalar_out},
       {"aten::sub.out", sub_out},
   };
   return kTable;

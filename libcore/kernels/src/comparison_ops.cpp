@@ -1,8 +1,11 @@
-// Comparisons: eq, lt, gt of a tensor with a scalar or with another tensor (broadcast).
+// Comparisons: eq, ne, lt, le, gt, ge of a tensor with a scalar or with another tensor (broadcast).
 //
 // Both sides are compared in PyTorch's result type of the inputs (a float scalar against an
 // integer tensor compares in float32). The out may have any computed dtype, as PyTorch allows;
-// it receives 0 or 1. An integer scalar that the integer compute type cannot hold is compared in
+// it receives 0 or 1. The loops write bool only: an out of another dtype receives the bytes in its
+// own memory, widened in place afterwards (so each comparison is instantiated once per compute
+// dtype, not once per (out, compute) pair: 6 comparisons x 64 pairs took minutes to compile).
+// An integer scalar that the integer compute type cannot hold is compared in
 // int64 instead of being wrapped, so `int8 == 300` is false everywhere.
 
 #include "etkit/kernels/elementwise.h"
@@ -13,14 +16,20 @@
 namespace etkit::kernels {
 namespace {
 
-enum class Cmp { Eq, Lt, Gt };
+template <typename T>
+using StorageOfBool = std::conditional_t<std::is_same_v<T, bool>, uint8_t, T>;
+
+enum class Cmp { Eq, Ne, Lt, Le, Gt, Ge };
 
 template <typename C>
 inline bool compare(Cmp cmp, C a, C b) {
   switch (cmp) {
     case Cmp::Eq: return a == b;
+    case Cmp::Ne: return a != b;  // NaN != anything, NaN included
     case Cmp::Lt: return a < b;
+    case Cmp::Le: return a <= b;
     case Cmp::Gt: return a > b;
+    case Cmp::Ge: return a >= b;
   }
   return false;
 }
@@ -30,9 +39,39 @@ template <typename F>
 void with_cmp(Cmp cmp, F&& f) {
   switch (cmp) {
     case Cmp::Eq: f(std::integral_constant<Cmp, Cmp::Eq>{}); break;
+    case Cmp::Ne: f(std::integral_constant<Cmp, Cmp::Ne>{}); break;
     case Cmp::Lt: f(std::integral_constant<Cmp, Cmp::Lt>{}); break;
+    case Cmp::Le: f(std::integral_constant<Cmp, Cmp::Le>{}); break;
     case Cmp::Gt: f(std::integral_constant<Cmp, Cmp::Gt>{}); break;
+    case Cmp::Ge: f(std::integral_constant<Cmp, Cmp::Ge>{}); break;
   }
+}
+
+// Runs `loop(bool_out)` with a bool view of out's memory, then widens the 0/1 bytes to out's
+// dtype, last element first (element i's byte sits at or before its wider slot, so nothing
+// unread is overwritten).
+template <typename Loop>
+void into_bool(Tensor& out, Loop loop) {
+  if (out.dtype() == ScalarType::Bool) {
+    loop(out);
+    return;
+  }
+  int32_t sizes[kMaxRank];
+  uint8_t order[kMaxRank];
+  int32_t strides[kMaxRank];
+  const size_t rank = static_cast<size_t>(out.dim());
+  for (size_t d = 0; d < rank; ++d) {
+    sizes[d] = out.sizes()[d];
+    order[d] = out.dim_order()[d];
+  }
+  Tensor view(ScalarType::Bool, {sizes, rank}, {order, rank}, {strides, rank}, out.data());
+  loop(view);
+  const uint8_t* bytes = static_cast<const uint8_t*>(out.data());
+  dispatch_dtype(out.dtype(), [&](auto tag) {
+    using O = StorageOfBool<typename decltype(tag)::type>;
+    O* o = out.data_as<O>();
+    for (int64_t i = out.numel() - 1; i >= 0; --i) o[i] = static_cast<O>(bytes[i]);
+  });
 }
 
 void compare_scalar(KernelContext& ctx, std::span<EValue*> args, Cmp cmp) {
@@ -57,12 +96,14 @@ void compare_scalar(KernelContext& ctx, std::span<EValue*> args, Cmp cmp) {
       if (!scalar_fits<C>(other)) compute = ScalarType::Long;
     }
   });
-  pointwise::dispatch_pair(out->dtype(), compute, [&](auto out_tag, auto compute_tag) {
-    using O = typename decltype(out_tag)::type;
-    using C = typename decltype(compute_tag)::type;
-    const C s = other.to<C>();
-    with_cmp(cmp, [&](auto k) {
-      pointwise::map_to<O, C, 1>(*out, {in}, [s](C x) { return compare(decltype(k)::value, x, s); });
+  into_bool(*out, [&](Tensor& bool_out) {
+    dispatch_dtype(compute, [&](auto compute_tag) {
+      using C = typename decltype(compute_tag)::type;
+      const C s = other.to<C>();
+      with_cmp(cmp, [&](auto k) {
+        pointwise::map_to<bool, C, 1>(bool_out, {in},
+                                      [s](C x) { return compare(decltype(k)::value, x, s); });
+      });
     });
   });
 }
@@ -82,12 +123,13 @@ void compare_tensor(KernelContext& ctx, std::span<EValue*> args, Cmp cmp) {
   if (!resize_out(ctx, *out, shape.span())) return;
   const std::array<Operand, 2> in = {broadcast_operand(*self, out->sizes()),
                                      broadcast_operand(*other, out->sizes())};
-  pointwise::dispatch_pair(out->dtype(), compute, [&](auto out_tag, auto compute_tag) {
-    using O = typename decltype(out_tag)::type;
-    using C = typename decltype(compute_tag)::type;
-    with_cmp(cmp, [&](auto k) {
-      pointwise::map_to<O, C, 2>(*out, in,
-                                 [](C x, C y) { return compare(decltype(k)::value, x, y); });
+  into_bool(*out, [&](Tensor& bool_out) {
+    dispatch_dtype(compute, [&](auto compute_tag) {
+      using C = typename decltype(compute_tag)::type;
+      with_cmp(cmp, [&](auto k) {
+        pointwise::map_to<bool, C, 2>(bool_out, in,
+                                      [](C x, C y) { return compare(decltype(k)::value, x, y); });
+      });
     });
   });
 }
@@ -95,20 +137,38 @@ void compare_tensor(KernelContext& ctx, std::span<EValue*> args, Cmp cmp) {
 void eq_scalar_out(KernelContext& ctx, std::span<EValue*> args) {
   compare_scalar(ctx, args, Cmp::Eq);
 }
-void lt_scalar_out(KernelContext& ctx, std::span<EValue*> args) {
-  compare_scalar(ctx, args, Cmp::Lt);
-}
-void gt_scalar_out(KernelContext& ctx, std::span<EValue*> args) {
-  compare_scalar(ctx, args, Cmp::Gt);
-}
 void eq_tensor_out(KernelContext& ctx, std::span<EValue*> args) {
   compare_tensor(ctx, args, Cmp::Eq);
+}
+void ne_scalar_out(KernelContext& ctx, std::span<EValue*> args) {
+  compare_scalar(ctx, args, Cmp::Ne);
+}
+void ne_tensor_out(KernelContext& ctx, std::span<EValue*> args) {
+  compare_tensor(ctx, args, Cmp::Ne);
+}
+void lt_scalar_out(KernelContext& ctx, std::span<EValue*> args) {
+  compare_scalar(ctx, args, Cmp::Lt);
 }
 void lt_tensor_out(KernelContext& ctx, std::span<EValue*> args) {
   compare_tensor(ctx, args, Cmp::Lt);
 }
+void le_scalar_out(KernelContext& ctx, std::span<EValue*> args) {
+  compare_scalar(ctx, args, Cmp::Le);
+}
+void le_tensor_out(KernelContext& ctx, std::span<EValue*> args) {
+  compare_tensor(ctx, args, Cmp::Le);
+}
+void gt_scalar_out(KernelContext& ctx, std::span<EValue*> args) {
+  compare_scalar(ctx, args, Cmp::Gt);
+}
 void gt_tensor_out(KernelContext& ctx, std::span<EValue*> args) {
   compare_tensor(ctx, args, Cmp::Gt);
+}
+void ge_scalar_out(KernelContext& ctx, std::span<EValue*> args) {
+  compare_scalar(ctx, args, Cmp::Ge);
+}
+void ge_tensor_out(KernelContext& ctx, std::span<EValue*> args) {
+  compare_tensor(ctx, args, Cmp::Ge);
 }
 
 }  // namespace
@@ -117,10 +177,16 @@ std::span<const KernelEntry> comparison_kernels() {
   static constexpr KernelEntry kTable[] = {
       {"aten::eq.Scalar_out", eq_scalar_out},
       {"aten::eq.Tensor_out", eq_tensor_out},
+      {"aten::ge.Scalar_out", ge_scalar_out},
+      {"aten::ge.Tensor_out", ge_tensor_out},
       {"aten::gt.Scalar_out", gt_scalar_out},
       {"aten::gt.Tensor_out", gt_tensor_out},
+      {"aten::le.Scalar_out", le_scalar_out},
+      {"aten::le.Tensor_out", le_tensor_out},
       {"aten::lt.Scalar_out", lt_scalar_out},
       {"aten::lt.Tensor_out", lt_tensor_out},
+      {"aten::ne.Scalar_out", ne_scalar_out},
+      {"aten::ne.Tensor_out", ne_tensor_out},
   };
   return kTable;
 }

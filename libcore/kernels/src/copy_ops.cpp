@@ -1,5 +1,6 @@
-// Kernels that produce a tensor like `self`: full_like, clone, copy, and the dim-order copies that
-// convert dtype (_to_dim_order_copy) or only layout (_clone_dim_order).
+// Kernels that produce a tensor like `self`: full_like, clone, copy (and the in-place copy_),
+// _to_copy and the dim-order copies that convert dtype (_to_dim_order_copy) or only layout
+// (_clone_dim_order), and et_copy's host/device copies (one memory space on a CPU: a copy).
 
 #include <cfloat>
 #include <cmath>
@@ -222,15 +223,67 @@ void copy_out(KernelContext& ctx, std::span<EValue*> args) {
   resize_and_copy(ctx, *src, self->sizes(), *out);
 }
 
+
+// copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!): copy.out writing
+// into self itself.
+void copy_inplace(KernelContext& ctx, std::span<EValue*> args) {
+  if (!check_num_args(ctx, args, 3)) return;
+  EValue* as_out[5] = {args[0], args[1], args[2], args[0], args[3]};
+  copy_out(ctx, std::span<EValue*>(as_out));
+}
+
+// _to_copy.out(Tensor self, *, bool non_blocking=False, MemoryFormat? memory_format=None,
+//   Tensor(a!) out): self converted to out's dtype, in out's layout.
+void to_copy_out(KernelContext& ctx, std::span<EValue*> args) {
+  if (!check_num_args(ctx, args, 4)) return;
+  Tensor* self = tensor_arg(ctx, args, 0, "self");
+  if (self == nullptr) return;
+  bool non_blocking;  // A CPU copy is always complete when the kernel returns.
+  if (!bool_arg(ctx, args, 1, "non_blocking", &non_blocking)) return;
+  bool has_format;
+  int64_t format = 0;
+  if (!optional_int_arg(ctx, args, 2, "memory_format", &has_format, &format)) return;
+  if (has_format && format != kMemoryFormatContiguous && format != kMemoryFormatPreserve) {
+    ctx.fail(ErrorCode::NotSupported,
+             "memory_format is %lld, only contiguous (0) and preserve (1) are supported",
+             static_cast<long long>(format));
+    return;
+  }
+  Tensor* out = tensor_arg(ctx, args, 3, "out");
+  if (out == nullptr) return;
+  if (self->dtype() == out->dtype()) {
+    if (!check_movable(ctx, *self, *out)) return;
+  } else if (!check_computed_dtype(ctx, *self, "self") ||
+             !check_computed_dtype(ctx, *out, "out")) {
+    return;
+  }
+  resize_and_copy(ctx, *self, self->sizes(), *out);
+}
+
+// et_copy::_h2d_copy.out / _d2h_copy.out(Tensor self, *, Tensor(a!) out)
+void device_copy_out(KernelContext& ctx, std::span<EValue*> args) {
+  if (!check_num_args(ctx, args, 2)) return;
+  Tensor* self = tensor_arg(ctx, args, 0, "self");
+  if (self == nullptr) return;
+  Tensor* out = tensor_arg(ctx, args, 1, "out");
+  if (out == nullptr || !check_movable(ctx, *self, *out)) return;
+  if (!resize_out(ctx, *out, self->sizes())) return;
+  copy_same_shape(*self, *out);
+}
+
 }  // namespace
 
 std::span<const KernelEntry> copy_kernels() {
   static constexpr KernelEntry kTable[] = {
+      {"aten::_to_copy.out", to_copy_out},
       {"aten::clone.out", clone_out},
       {"aten::copy.out", copy_out},
+      {"aten::copy_", copy_inplace},
       {"aten::full_like.out", full_like_out},
       {"dim_order_ops::_clone_dim_order.out", clone_dim_order_out},
       {"dim_order_ops::_to_dim_order_copy.out", to_dim_order_copy_out},
+      {"et_copy::_d2h_copy.out", device_copy_out},
+      {"et_copy::_h2d_copy.out", device_copy_out},
   };
   return kTable;
 }

@@ -1,7 +1,10 @@
-// Kernels that create a tensor from scalars: arange (start_out), full and scalar_tensor.
+// Kernels that create a tensor from scalars: arange (out and start_out), full, zeros, ones,
+// empty (and dim_order_ops::_empty_dim_order), fill (scalar and rank-0 tensor value) and
+// scalar_tensor. empty leaves the memory as it is (PyTorch: uninitialised).
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 
 #include "dim_util.h"
@@ -115,13 +118,135 @@ void scalar_tensor_out(KernelContext& ctx, std::span<EValue*> args) {
   fill_flat(out->data(), out->numel(), &bytes, out->element_size());
 }
 
+// A size list at args[0] and the out at args[out_index]: out resized to it.
+Tensor* sized_out(KernelContext& ctx, std::span<EValue*> args, size_t out_index) {
+  bool present;
+  std::span<const int64_t> size;
+  if (!int_list_arg(ctx, args, 0, "size", false, &present, &size)) return nullptr;
+  Tensor* out = tensor_arg(ctx, args, out_index, "out");
+  if (out == nullptr) return nullptr;
+  Shape shape;
+  if (!size_list_to_shape(ctx, size, "size", &shape) || !resize_out(ctx, *out, shape.span())) {
+    return nullptr;
+  }
+  return out;
+}
+
+// zeros.out / ones.out(SymInt[] size, *, Tensor(a!) out)
+void fill_sized(KernelContext& ctx, std::span<EValue*> args, int64_t value) {
+  if (!check_num_args(ctx, args, 2)) return;
+  Tensor* out = sized_out(ctx, args, 1);
+  if (out == nullptr) return;
+  Scalar v;
+  v.kind = Scalar::Kind::Int;
+  v.i = value;
+  uint64_t bytes = 0;
+  if (!scalar_to_bytes(ctx, v, out->dtype(), "value", &bytes)) return;
+  fill_flat(out->data(), out->numel(), &bytes, out->element_size());
+}
+void zeros_out(KernelContext& ctx, std::span<EValue*> args) { fill_sized(ctx, args, 0); }
+void ones_out(KernelContext& ctx, std::span<EValue*> args) { fill_sized(ctx, args, 1); }
+
+// empty.out(SymInt[] size, *, MemoryFormat? memory_format=None, Tensor(a!) out): only the
+// contiguous format (None or 0) exists at runtime.
+void empty_out(KernelContext& ctx, std::span<EValue*> args) {
+  if (!check_num_args(ctx, args, 3)) return;
+  bool has_format = false;
+  int64_t format = 0;
+  if (!optional_int_arg(ctx, args, 1, "memory_format", &has_format, &format)) return;
+  if (has_format && format != 0) {
+    ctx.fail(ErrorCode::InvalidArgument,
+             "memory_format is %lld; only the contiguous format (0) is supported",
+             static_cast<long long>(format));
+    return;
+  }
+  (void)sized_out(ctx, args, 2);
+}
+
+// dim_order_ops::_empty_dim_order.out(int[] size, *, int[]? dim_order=None, Tensor(a!) out): out
+// must already have the requested dim order (memory is planned with it).
+void empty_dim_order_out(KernelContext& ctx, std::span<EValue*> args) {
+  if (!check_num_args(ctx, args, 3)) return;
+  bool has_order = false;
+  std::span<const int64_t> order;
+  if (!int_list_arg(ctx, args, 1, "dim_order", true, &has_order, &order)) return;
+  Tensor* out = sized_out(ctx, args, 2);
+  if (out == nullptr || !has_order) return;
+  bool same = order.size() == static_cast<size_t>(out->dim());
+  for (size_t i = 0; same && i < order.size(); ++i) same = order[i] == out->dim_order()[i];
+  if (!same) {
+    ctx.fail(ErrorCode::InvalidArgument, "dim_order does not match out's dim order");
+  }
+}
+
+// fill.Scalar_out(Tensor self, Scalar value, *, Tensor(a!) out): self's sizes, out's dtype.
+void fill_scalar_out(KernelContext& ctx, std::span<EValue*> args) {
+  if (!check_num_args(ctx, args, 3)) return;
+  Tensor* self = tensor_arg(ctx, args, 0, "self");
+  if (self == nullptr) return;
+  Scalar value;
+  if (!scalar_arg(ctx, args, 1, "value", &value)) return;
+  Tensor* out = tensor_arg(ctx, args, 2, "out");
+  if (out == nullptr) return;
+  if (!check_dtype_is(ctx, *out, "out", self->dtype())) return;
+  uint64_t bytes = 0;
+  if (!scalar_to_bytes(ctx, value, out->dtype(), "value", &bytes) ||
+      !resize_out(ctx, *out, self->sizes())) {
+    return;
+  }
+  fill_flat(out->data(), out->numel(), &bytes, out->element_size());
+}
+
+// fill.Tensor_out(Tensor self, Tensor value, *, Tensor(a!) out): value is rank 0.
+void fill_tensor_out(KernelContext& ctx, std::span<EValue*> args) {
+  if (!check_num_args(ctx, args, 3)) return;
+  Tensor* self = tensor_arg(ctx, args, 0, "self");
+  if (self == nullptr) return;
+  Tensor* value = tensor_arg(ctx, args, 1, "value");
+  if (value == nullptr) return;
+  Tensor* out = tensor_arg(ctx, args, 2, "out");
+  if (out == nullptr) return;
+  if (value->dim() != 0) {
+    ctx.fail(ErrorCode::InvalidArgument, "value has rank %d; fill takes a zero-dimensional value",
+             value->dim());
+    return;
+  }
+  if (!check_computed_dtype(ctx, *value, "value") || !check_dtype_is(ctx, *out, "out", self->dtype()) ||
+      !check_computed_dtype(ctx, *out, "out") || !resize_out(ctx, *out, self->sizes())) {
+    return;
+  }
+  uint64_t bytes = 0;
+  dispatch_dtype(out->dtype(), [&](auto tag) {
+    using C = typename decltype(tag)::type;
+    const C v = load_as<C>(value->data(), value->dtype(), 0);
+    std::memcpy(&bytes, &v, sizeof(C));
+  });
+  fill_flat(out->data(), out->numel(), &bytes, out->element_size());
+}
+
+// arange.out(Scalar end, *, Tensor(a!) out): arange.start_out with start 0 and step 1.
+void arange_out(KernelContext& ctx, std::span<EValue*> args) {
+  if (!check_num_args(ctx, args, 2)) return;
+  EValue zero = EValue::from_int(0);
+  EValue one = EValue::from_int(1);
+  EValue* full[5] = {&zero, args[0], &one, args[1], args[2]};
+  arange_start_out(ctx, std::span<EValue*>(full));
+}
+
 }  // namespace
 
 std::span<const KernelEntry> creation_kernels() {
   static constexpr KernelEntry kTable[] = {
+      {"aten::arange.out", arange_out},
       {"aten::arange.start_out", arange_start_out},
+      {"aten::empty.out", empty_out},
+      {"aten::fill.Scalar_out", fill_scalar_out},
+      {"aten::fill.Tensor_out", fill_tensor_out},
       {"aten::full.out", full_out},
+      {"aten::ones.out", ones_out},
       {"aten::scalar_tensor.out", scalar_tensor_out},
+      {"aten::zeros.out", zeros_out},
+      {"dim_order_ops::_empty_dim_order.out", empty_dim_order_out},
   };
   return kTable;
 }

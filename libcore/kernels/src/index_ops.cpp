@@ -431,6 +431,15 @@ void embedding_out(KernelContext& ctx, std::span<EValue*> args) {
   }
 }
 
+
+// index_put_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False)
+//   -> Tensor(a!): index_put.out writing into self itself (its copy of self is then a no-op).
+void index_put_inplace(KernelContext& ctx, std::span<EValue*> args) {
+  if (!check_num_args(ctx, args, 4)) return;
+  EValue* as_out[6] = {args[0], args[1], args[2], args[3], args[0], args[4]};
+  index_put_out(ctx, std::span<EValue*>(as_out));
+}
+
 }  // namespace
 
 std::span<const KernelEntry> index_kernels() {
@@ -438,6 +447,7 @@ std::span<const KernelEntry> index_kernels() {
       {"aten::embedding.out", embedding_out},
       {"aten::index.Tensor_out", index_tensor_out},
       {"aten::index_put.out", index_put_out},
+      {"aten::index_put_", index_put_inplace},
   };
   return kTable;
 }

@@ -66,6 +66,11 @@ bool check_num_args_outs(KernelContext& ctx, std::span<EValue*> args, size_t num
   return true;
 }
 
+bool check_num_args_no_return(KernelContext& ctx, std::span<EValue*> args,
+                              size_t num_schema_args) {
+  return check_arg_count(ctx, args, num_schema_args);
+}
+
 Tensor* tensor_arg(KernelContext& ctx, std::span<EValue*> args, size_t i, const char* name) {
   const EValue* v = args[i];
   if (!v->is_tensor() || v->tensor_ptr() == nullptr) {

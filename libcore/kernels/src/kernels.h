@@ -29,7 +29,30 @@ std::span<const KernelEntry> softmax_kernels();     // softmax_ops.cpp
 std::span<const KernelEntry> index_kernels();       // index_ops.cpp
 std::span<const KernelEntry> creation_kernels();    // creation_ops.cpp
 std::span<const KernelEntry> pad_kernels();         // pad_ops.cpp
+std::span<const KernelEntry> unary_math_kernels();  // unary_math_ops.cpp
+std::span<const KernelEntry> rounding_kernels();    // rounding_ops.cpp
+std::span<const KernelEntry> bitwise_kernels();     // bitwise_ops.cpp
+std::span<const KernelEntry> binary_math_kernels(); // binary_math_ops.cpp
+std::span<const KernelEntry> view_copy_kernels();   // view_copy_ops.cpp
+std::span<const KernelEntry> split_kernels();       // split_ops.cpp
+std::span<const KernelEntry> minmax_kernels();      // minmax_ops.cpp
+std::span<const KernelEntry> any_kernels();         // any_ops.cpp
+std::span<const KernelEntry> variance_kernels();    // variance_ops.cpp
 
+std::span<const KernelEntry> clamp_kernels();  // clamp_ops.cpp
+std::span<const KernelEntry> gather_kernels();  // gather_ops.cpp
+std::span<const KernelEntry> topk_kernels();  // topk_ops.cpp
+std::span<const KernelEntry> parametric_activation_kernels();  // parametric_activation_ops.cpp
+std::span<const KernelEntry> rearrange_kernels();  // rearrange_ops.cpp
+std::span<const KernelEntry> masked_kernels();  // masked_ops.cpp
+std::span<const KernelEntry> scan_kernels();  // scan_ops.cpp
+std::span<const KernelEntry> upsample_kernels();  // upsample_ops.cpp
+std::span<const KernelEntry> group_norm_kernels();  // group_norm_ops.cpp
+std::span<const KernelEntry> batch_norm_training_kernels();  // batch_norm_training_ops.cpp
+std::span<const KernelEntry> distance_kernels();  // distance_ops.cpp
+std::span<const KernelEntry> random_kernels();  // random_ops.cpp
+std::span<const KernelEntry> pool_backward_kernels();  // pool_backward_ops.cpp
+std::span<const KernelEntry> grid_sampler_kernels();  // grid_sampler_ops.cpp
 // binary_ops.cpp
 void add_out(KernelContext& ctx, std::span<EValue*> args);
 void sub_out(KernelContext& ctx, std::span<EValue*> args);

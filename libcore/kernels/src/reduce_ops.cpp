@@ -1,4 +1,4 @@
-// Reductions: sum and mean over a list of dimensions, amax, and argmax.
+// Reductions: sum, prod and mean over a list of dimensions (or all of them), amax, and argmax.
 //
 // sum converts the input to the result dtype first (as PyTorch does with `dtype=`); floating sums
 // accumulate in double, integer sums in uint64 (wrapping like the result type would). mean
@@ -10,130 +10,10 @@
 
 #include "etkit/kernels/kernel_util.h"
 #include "kernels.h"
+#include "reduce_util.h"
 
 namespace etkit::kernels {
 namespace {
-
-// The dimensions of a reduction: kept ones walk the output, reduced ones are visited for each
-// output element, in logical order.
-struct ReducePlan {
-  int num_kept = 0;
-  int num_reduced = 0;
-  int32_t kept_size[kMaxRank] = {};
-  int64_t kept_in_stride[kMaxRank] = {};
-  int64_t kept_out_stride[kMaxRank] = {};
-  int32_t red_size[kMaxRank] = {};
-  int64_t red_in_stride[kMaxRank] = {};
-  int64_t red_numel = 1;
-};
-
-// Checks the reduced dimensions (`dims` empty = all), resizes out and fills `plan`.
-bool plan_reduction(KernelContext& ctx, const Tensor& self, std::span<const int64_t> dims,
-                    bool keepdim, Tensor& out, ReducePlan* plan) {
-  const int rank = self.dim();
-  bool reduce[kMaxRank] = {};
-  if (dims.empty()) {
-    for (int d = 0; d < rank; ++d) reduce[d] = true;  // None or [] reduces everything
-  }
-  for (const int64_t raw : dims) {
-    int d;
-    if (!normalize_dim(ctx, raw, rank, "dim", &d)) return false;
-    if (rank == 0) continue;  // a 0-d tensor "reduces" dim 0 to itself
-    if (reduce[d]) {
-      ctx.fail(ErrorCode::InvalidArgument, "dim %d appears more than once", d);
-      return false;
-    }
-    reduce[d] = true;
-  }
-  Shape shape;
-  for (int d = 0; d < rank; ++d) {
-    if (!reduce[d]) {
-      shape.sizes[shape.rank++] = self.sizes()[static_cast<size_t>(d)];
-    } else if (keepdim) {
-      shape.sizes[shape.rank++] = 1;
-    }
-  }
-  if (!resize_out(ctx, out, shape.span())) return false;
-  int out_dim = 0;
-  for (int d = 0; d < rank; ++d) {
-    if (reduce[d]) {
-      plan->red_size[plan->num_reduced] = self.sizes()[static_cast<size_t>(d)];
-      plan->red_in_stride[plan->num_reduced] = self.stride(d);
-      plan->red_numel *= self.size(d);
-      ++plan->num_reduced;
-      if (keepdim) ++out_dim;
-    } else {
-      plan->kept_size[plan->num_kept] = self.sizes()[static_cast<size_t>(d)];
-      plan->kept_in_stride[plan->num_kept] = self.stride(d);
-      plan->kept_out_stride[plan->num_kept] = out.stride(out_dim);
-      ++plan->num_kept;
-      ++out_dim;
-    }
-  }
-  return true;
-}
-
-// Fails (InvalidArgument) if a reduced dimension is empty (amax and argmax have no identity).
-bool check_nonempty_reduction(KernelContext& ctx, const Tensor& self, const ReducePlan& plan,
-                              const char* op) {
-  if (plan.red_numel == 0) {
-    ctx.fail(ErrorCode::InvalidArgument,
-             "%s of self with sizes %s reduces an empty dimension, which has no result", op,
-             SizesText(self.sizes()).text);
-    return false;
-  }
-  return true;
-}
-
-// Calls `f(in_base, out_offset)` for each output element.
-template <typename F>
-void for_each_output(const ReducePlan& plan, int64_t out_numel, F f) {
-  int64_t ki[kMaxRank] = {};
-  int64_t in_base = 0;
-  int64_t out_off = 0;
-  for (int64_t n = out_numel; n > 0; --n) {
-    f(in_base, out_off);
-    for (int k = plan.num_kept - 1; k >= 0; --k) {
-      if (++ki[k] < plan.kept_size[k]) {
-        in_base += plan.kept_in_stride[k];
-        out_off += plan.kept_out_stride[k];
-        break;
-      }
-      in_base -= plan.kept_in_stride[k] * (ki[k] - 1);
-      out_off -= plan.kept_out_stride[k] * (ki[k] - 1);
-      ki[k] = 0;
-    }
-  }
-}
-
-// Calls `g(in_offset)` for each reduced element of the output element at `in_base`, in logical
-// order (so the n-th call is flat index n of the reduced dimensions).
-template <typename G>
-void for_each_reduced(const ReducePlan& plan, int64_t in_base, G g) {
-  if (plan.red_numel == 0) return;
-  if (plan.num_reduced == 0) {
-    g(in_base);
-    return;
-  }
-  const int last = plan.num_reduced - 1;
-  const int64_t n = plan.red_size[last];
-  const int64_t stride = plan.red_in_stride[last];
-  int64_t ri[kMaxRank] = {};
-  int64_t off = in_base;
-  for (;;) {
-    for (int64_t j = 0; j < n; ++j) g(off + j * stride);
-    int k = last - 1;
-    for (; k >= 0; --k) {
-      if (++ri[k] < plan.red_size[k]) {
-        off += plan.red_in_stride[k];
-        break;
-      }
-      off -= plan.red_in_stride[k] * (ri[k] - 1);
-      ri[k] = 0;
-    }
-    if (k < 0) return;
-  }
-}
 
 // The arguments of sum.IntList_out and mean.out: (self, dim?, keepdim, *, dtype?, out), both
 // tensors of computed dtypes.
@@ -180,16 +60,6 @@ void sum_into(const Tensor& self, Tensor& out, const ReducePlan& plan) {
     });
     o[out_off] = static_cast<C>(acc);
   });
-}
-
-template <typename T>
-bool is_nan(T v) {
-  if constexpr (std::is_floating_point_v<T>) {
-    return std::isnan(v);
-  } else {
-    (void)v;
-    return false;
-  }
 }
 
 }  // namespace
@@ -359,13 +229,112 @@ void argmax_out(KernelContext& ctx, std::span<EValue*> args) {
   });
 }
 
+
+// The result dtype of sum and prod: dtype if given, else int64 for integral and bool inputs,
+// else self's dtype; out must have it.
+bool sum_like_result(KernelContext& ctx, const Tensor& self, const Tensor& out, bool has_dtype,
+                     ScalarType dtype) {
+  const ScalarType result = has_dtype                                ? dtype
+                            : is_integral_type(self.dtype(), true) ? ScalarType::Long
+                                                                     : self.dtype();
+  if (out.dtype() != result) {
+    ctx.fail(ErrorCode::InvalidType, "out has dtype %s, expected %s%s",
+             scalar_type_name(out.dtype()), scalar_type_name(result),
+             has_dtype ? " (the requested dtype)" : " (the result dtype of self)");
+    return false;
+  }
+  return true;
+}
+
+// Products accumulate in double for floating results, in wrapping uint64 for integers (as the
+// sum does); bool is a logical and. An empty product is 1.
+template <typename C>
+void prod_into(const Tensor& self, Tensor& out, const ReducePlan& plan) {
+  C* o = out.data_as<C>();
+  const void* in = self.data();
+  const ScalarType in_type = self.dtype();
+  for_each_output(plan, out.numel(), [&](int64_t in_base, int64_t out_off) {
+    if constexpr (std::is_floating_point_v<C>) {
+      double acc = 1.0;
+      for_each_reduced(plan, in_base, [&](int64_t off) { acc *= load_as<double>(in, in_type, off); });
+      o[out_off] = static_cast<C>(acc);
+    } else if constexpr (std::is_same_v<C, bool>) {
+      bool acc = true;
+      for_each_reduced(plan, in_base, [&](int64_t off) { acc = acc && load_as<bool>(in, in_type, off); });
+      o[out_off] = acc;
+    } else {
+      uint64_t acc = 1;
+      for_each_reduced(plan, in_base, [&](int64_t off) {
+        acc *= static_cast<uint64_t>(load_as<C>(in, in_type, off));
+      });
+      o[out_off] = static_cast<C>(acc);
+    }
+  });
+}
+
+void prod_common(KernelContext& ctx, Tensor& self, std::span<const int64_t> dims, bool keepdim,
+                 bool has_dtype, ScalarType dtype, Tensor& out) {
+  if (!check_computed_dtype(ctx, self, "self") || !check_computed_dtype(ctx, out, "out") ||
+      !sum_like_result(ctx, self, out, has_dtype, dtype)) {
+    return;
+  }
+  ReducePlan plan;
+  if (!plan_reduction(ctx, self, dims, keepdim, out, &plan) || out.numel() == 0) return;
+  dispatch_dtype(out.dtype(), [&](auto tag) {
+    prod_into<typename decltype(tag)::type>(self, out, plan);
+  });
+}
+
+// prod.out(Tensor self, *, ScalarType? dtype=None, Tensor(a!) out)
+void prod_out(KernelContext& ctx, std::span<EValue*> args) {
+  if (!check_num_args(ctx, args, 3)) return;
+  Tensor* self = tensor_arg(ctx, args, 0, "self");
+  if (self == nullptr) return;
+  bool has_dtype = false;
+  ScalarType dtype = ScalarType::Float;
+  if (!optional_dtype_arg(ctx, args, 1, "dtype", &has_dtype, &dtype)) return;
+  Tensor* out = tensor_arg(ctx, args, 2, "out");
+  if (out == nullptr) return;
+  prod_common(ctx, *self, {}, false, has_dtype, dtype, *out);
+}
+
+// prod.int_out(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None, out)
+void prod_int_out(KernelContext& ctx, std::span<EValue*> args) {
+  if (!check_num_args(ctx, args, 5)) return;
+  Tensor* self = tensor_arg(ctx, args, 0, "self");
+  if (self == nullptr) return;
+  int64_t dim = 0;
+  if (!int_arg(ctx, args, 1, "dim", &dim)) return;
+  bool keepdim = false;
+  if (!bool_arg(ctx, args, 2, "keepdim", &keepdim)) return;
+  bool has_dtype = false;
+  ScalarType dtype = ScalarType::Float;
+  if (!optional_dtype_arg(ctx, args, 3, "dtype", &has_dtype, &dtype)) return;
+  Tensor* out = tensor_arg(ctx, args, 4, "out");
+  if (out == nullptr) return;
+  prod_common(ctx, *self, std::span<const int64_t>(&dim, 1), keepdim, has_dtype, dtype, *out);
+}
+
+// mean.dtype_out(Tensor self, *, ScalarType? dtype=None, Tensor(a!) out): the mean of every
+// element; mean.out with dim None and keepdim false.
+void mean_dtype_out(KernelContext& ctx, std::span<EValue*> args) {
+  if (!check_num_args(ctx, args, 3)) return;
+  EValue none;
+  EValue keepdim = EValue::from_bool(false);
+  EValue* full[6] = {args[0], &none, &keepdim, args[1], args[2], args[3]};
+  mean_out(ctx, std::span<EValue*>(full));
+}
+
 }  // namespace
 
 std::span<const KernelEntry> reduce_kernels() {
   static constexpr KernelEntry kTable[] = {
       {"aten::amax.out", amax_out},
       {"aten::argmax.out", argmax_out},
+      {"aten::mean.dtype_out", mean_dtype_out},
       {"aten::mean.out", mean_out},
+      {"aten::prod.int_out", prod_int_out},
+      {"aten::prod.out", prod_out},
       {"aten::sum.IntList_out", sum_intlist_out},
   };
   return kTable;

@@ -10,42 +10,10 @@
 #include "etkit/kernels/kernel_util.h"
 #include "kernels.h"
 #include "pointwise_util.h"
+#include "unary_util.h"
 
 namespace etkit::kernels {
 namespace {
-
-// Unpacks (self, *, out) and checks both have computed dtypes.
-bool unary_args(KernelContext& ctx, std::span<EValue*> args, Tensor** self, Tensor** out) {
-  if (!check_num_args(ctx, args, 2)) return false;
-  *self = tensor_arg(ctx, args, 0, "self");
-  if (*self == nullptr) return false;
-  *out = tensor_arg(ctx, args, 1, "out");
-  if (*out == nullptr) return false;
-  return check_computed_dtype(ctx, **self, "self") && check_computed_dtype(ctx, **out, "out");
-}
-
-// out = op(self) for a floating out of any floating dtype; self may be of any computed dtype and
-// is converted to out's as it is read. `op` goes to the loop as it is (a generic callable), so an
-// always_inline operator() stays inline in the loop body. `float_linear`, if given, runs the
-// contiguous float32 case (elementwise's `linear`).
-template <typename Op>
-void floating_unary(KernelContext& ctx, std::span<EValue*> args, Op op,
-                    LinearLoop<float> float_linear = nullptr) {
-  Tensor* self;
-  Tensor* out;
-  if (!unary_args(ctx, args, &self, &out)) return;
-  if (!pointwise::check_floating_out(ctx, *out)) return;
-  if (!resize_out(ctx, *out, self->sizes())) return;
-  const Operand in = broadcast_operand(*self, out->sizes());
-  dispatch_dtype(out->dtype(), [&](auto tag) {
-    using C = typename decltype(tag)::type;
-    if constexpr (std::is_same_v<C, float>) {
-      elementwise<C, 1>(*out, {in}, op, float_linear);
-    } else if constexpr (std::is_floating_point_v<C>) {
-      elementwise<C, 1>(*out, {in}, op);
-    }
-  });
-}
 
 // Float takes fast_exp, whose loop vectorizes (libm's expf is a call per element; the contiguous
 // float loop is float_loops.h's, built for AVX2+FMA too); double keeps std::exp. A function object rather than a lambda so that it can be always_inline: GCC's

@@ -283,6 +283,24 @@ class Loader {
     return Error();
   }
 
+  // The first instruction that calls an unregistered operator fails the load; the message counts
+  // the program's other unregistered operators (host tools list them: the names would not fit).
+  Error unregistered_operator(uint32_t op, size_t instruction) const {
+    uint32_t others = 0;
+    for (uint32_t i = 0; i < state_->num_ops; ++i) {
+      if (i != op && fns_[i] == nullptr) ++others;
+    }
+    const std::string_view name = state_->op_names[op];
+    if (others == 0) {
+      return Error(ErrorCode::NotImplemented, "operator '%.*s' is not registered (instruction %zu)",
+                   static_cast<int>(name.size()), name.data(), instruction);
+    }
+    return Error(ErrorCode::NotImplemented,
+                 "operator '%.*s' is not registered (instruction %zu), nor are %u others",
+                 static_cast<int>(name.size()), name.data(), instruction,
+                 static_cast<unsigned>(others));
+  }
+
   Error load_chains() {
     const auto* chains = plan_->chains();
     state_->num_chains = chains->size();
@@ -313,12 +331,7 @@ class Loader {
         out.kind = InstrKind::Kernel;
         out.a = static_cast<uint32_t>(k->op_index());
         out.fn = fns_[out.a];
-        if (out.fn == nullptr) {
-          const std::string_view name = state_->op_names[out.a];
-          return Error(ErrorCode::NotImplemented,
-                       "operator '%.*s' is not registered (instruction %zu)",
-                       static_cast<int>(name.size()), name.data(), index);
-        }
+        if (out.fn == nullptr) return unregistered_operator(out.a, index);
         ETKIT_ASSIGN_OR_RETURN(out.args, resolve_args(k->args()));
         out.num_args = k->args()->size();
         return Error();

@@ -134,7 +134,8 @@ TEST_CASE("table: json carries a report's warnings, other formats leave them out
   t.title = "x";
   t.columns = {{"a", 0}};
   t.rows = {{int64_t{1}}};
-  const std::vector<std::string> warnings = {"run.etdump: 3 events were dropped"};
+  RenderOptions warnings;
+  warnings.warnings = {"run.etdump: 3 events were dropped"};
   const std::string json = render({t}, Format::Json, warnings);
   CHECK(json.find("\"warnings\": [\n    \"run.etdump: 3 events were dropped\"\n  ]") !=
         std::string::npos);

@@ -274,5 +274,26 @@ TEST_CASE("kernel copy: copy") {
   }
 }
 
+TEST_CASE("kernel _to_copy, copy_, et_copy host/device copies") {
+  auto a = make(F, {2, 2}, {1.5, -2.5, 3, 300}, {1, 0});
+  auto out = zeros(I, {2, 2});
+  check_ok(Args().t(a).b(false).none().t(out).run("aten::_to_copy.out"));
+  check_tensor(out.tensor(), I, {2, 2}, {1, -2, 3, 300});  // truncation toward zero
+  auto u = zeros(U8, {2, 2});
+  check_ok(Args().t(a).b(false).i(1).t(u).run("aten::_to_copy.out"));
+  check_error(Args().t(a).b(false).i(2).t(u).run("aten::_to_copy.out"), ErrorCode::NotSupported,
+              "memory_format");
+  auto dst = zeros(D, {2, 2});
+  auto src = make(I, {2}, {7, 8});
+  check_ok(Args().t(dst).t(src).b(false).t(dst).run_raw("aten::copy_"));  // returns self
+  check_tensor(dst.tensor(), D, {2, 2}, {7, 8, 7, 8});
+  auto h = zeros(F, {2, 2});
+  check_ok(Args().t(a).t(h).run("et_copy::_h2d_copy.out"));
+  check_tensor(h.tensor(), F, {2, 2}, {1.5, -2.5, 3, 300});
+  auto d = zeros(F, {2, 2});
+  check_ok(Args().t(h).t(d).run("et_copy::_d2h_copy.out"));
+  check_tensor(d.tensor(), F, {2, 2}, {1.5, -2.5, 3, 300});
+}
+
 }  // namespace
 }  // namespace etkit::test

@@ -135,5 +135,37 @@ TEST_CASE("kernel creation: scalar_tensor") {
               "s is an int list, expected a scalar");
 }
 
+TEST_CASE("kernel zeros, ones, empty, _empty_dim_order, fill, arange.out") {
+  auto z = zeros(I, {2, 2});
+  check_ok(Args().ints({2, 2}).t(z).run("aten::zeros.out"));
+  check_tensor(z.tensor(), I, {2, 2}, {0, 0, 0, 0});
+  auto o = zeros(D, {3});
+  check_ok(Args().ints({3}).t(o).run("aten::ones.out"));
+  check_tensor(o.tensor(), D, {3}, {1, 1, 1});
+  auto e = zeros(F, {2, 3});
+  check_ok(Args().ints({2, 3}).none().t(e).run("aten::empty.out"));
+  CHECK(sizes(e.tensor()) == std::vector<int32_t>{2, 3});
+  check_error(Args().ints({2, 3}).i(2).t(e).run("aten::empty.out"), ErrorCode::InvalidArgument,
+              "memory_format");
+  auto cl = zeros(F, {1, 2, 2}, {0, 2, 1});
+  check_ok(Args().ints({1, 2, 2}).ints({0, 2, 1}).t(cl).run("dim_order_ops::_empty_dim_order.out"));
+  check_error(Args().ints({1, 2, 2}).ints({0, 1, 2}).t(cl).run("dim_order_ops::_empty_dim_order.out"),
+              ErrorCode::InvalidArgument, "dim_order");
+  auto self = zeros(U8, {2});
+  auto f = zeros(U8, {2});
+  check_ok(Args().t(self).i(200).t(f).run("aten::fill.Scalar_out"));
+  check_tensor(f.tensor(), U8, {2}, {200, 200});
+  check_error(Args().t(self).i(300).t(f).run("aten::fill.Scalar_out"), ErrorCode::InvalidArgument,
+              "does not fit");
+  auto v = make(D, {}, {2.75});
+  auto fs = zeros(F, {3});
+  auto ff = zeros(F, {3});
+  check_ok(Args().t(fs).t(v).t(ff).run("aten::fill.Tensor_out"));
+  check_tensor(ff.tensor(), F, {3}, {2.75, 2.75, 2.75});
+  auto a = zeros(L, {4});
+  check_ok(Args().i(4).t(a).run("aten::arange.out"));
+  check_tensor(a.tensor(), L, {4}, {0, 1, 2, 3});
+}
+
 }  // namespace
 }  // namespace etkit::test

@@ -307,5 +307,32 @@ TEST_CASE("kernel reduce: argmax") {
   }
 }
 
+TEST_CASE("kernel prod, prod.int, mean.dtype") {
+  auto a = make(I, {2, 3}, {1, 2, 3, -1, 5, 0}, {1, 0});
+  auto all = zeros(L, {});
+  check_ok(Args().t(a).none().t(all).run("aten::prod.out"));  // int -> int64
+  check_tensor(all.tensor(), L, {}, {0});
+  auto rows = zeros(L, {2, 1});
+  check_ok(Args().t(a).i(1).b(true).none().t(rows).run("aten::prod.int_out"));
+  check_tensor(rows.tensor(), L, {2, 1}, {6, 0});
+  auto cols = zeros(D, {3});
+  check_ok(Args().t(a).i(0).b(false).i(static_cast<int64_t>(ScalarType::Double)).t(cols).run(
+      "aten::prod.int_out"));
+  check_tensor(cols.tensor(), D, {3}, {-1, 10, 0});
+  auto e = zeros(F, {0});
+  auto eo = zeros(F, {});
+  check_ok(Args().t(e).none().t(eo).run("aten::prod.out"));
+  check_tensor(eo.tensor(), F, {}, {1});
+  auto io = zeros(I, {});
+  check_error(Args().t(a).none().t(io).run("aten::prod.out"), ErrorCode::InvalidType, "int64");
+  auto f = make(F, {2, 2}, {1, 2, 3, 6});
+  auto m = zeros(F, {});
+  check_ok(Args().t(f).none().t(m).run("aten::mean.dtype_out"));
+  check_tensor(m.tensor(), F, {}, {3});
+  auto md = zeros(D, {});
+  check_ok(Args().t(a).i(static_cast<int64_t>(ScalarType::Double)).t(md).run("aten::mean.dtype_out"));
+  check_tensor(md.tensor(), D, {}, {10.0 / 6.0});
+}
+
 }  // namespace
 }  // namespace etkit::test

@@ -28,6 +28,11 @@ bool check_num_args(KernelContext& ctx, std::span<EValue*> args, size_t num_sche
 /// `num_outs` tensors.
 bool check_num_args_outs(KernelContext& ctx, std::span<EValue*> args, size_t num_schema_args,
                          size_t num_outs);
+/// As `check_num_args`, for operators that return `()` and write a `Tensor(a!)[] out` argument
+/// (split_copy, unbind_copy, ...): the return slot may hold any value (ExecuTorch's codegen
+/// stores the out list there after the call).
+bool check_num_args_no_return(KernelContext& ctx, std::span<EValue*> args,
+                              size_t num_schema_args);
 /// The tensor at `args[i]`; fails (InvalidType) if it is not a tensor, (InvalidState) if it has
 /// elements but no data.
 Tensor* tensor_arg(KernelContext& ctx, std::span<EValue*> args, size_t i, const char* name);

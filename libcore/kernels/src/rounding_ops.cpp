@@ -1,0 +1,200 @@
+// Unary kernels whose result keeps the input's dtype: abs, sign, ceil, floor, round, trunc and
+// bitwise_not; and the floating classifiers isnan and isinf (a bool out).
+//
+// PyTorch semantics: ceil/floor/round/trunc of an integer tensor are the identity; round is
+// half-to-even (round(2.5) = 2, as torch.round with decimals=0); abs of the most negative integer
+// wraps to itself; sign gives -1, 0 or 1 and keeps NaN; bitwise_not takes integers and bools only
+// (on bool it is logical not). None of these accepts a bool except abs, sign and bitwise_not.
+
+#include <cmath>
+
+#include "etkit/kernels/kernel_util.h"
+#include "kernels.h"
+#include "unary_util.h"
+
+namespace etkit::kernels {
+namespace {
+
+enum class Accept { AnyButBool, Any, IntegralOrBool };
+
+// out = op(self), out of self's dtype.
+template <typename Op>
+void same_dtype_unary(KernelContext& ctx, std::span<EValue*> args, const char* op_name,
+                      Accept accept, Op op) {
+  Tensor* self;
+  Tensor* out;
+  if (!unary_args(ctx, args, &self, &out)) return;
+  const ScalarType t = self->dtype();
+  if (accept == Accept::AnyButBool && t == ScalarType::Bool) {
+    ctx.fail(ErrorCode::InvalidType, "self has dtype bool; %s of a bool tensor is not supported",
+             op_name);
+    return;
+  }
+  if (accept == Accept::IntegralOrBool && !is_integral_type(t, true)) {
+    ctx.fail(ErrorCode::InvalidType, "self has dtype %s; %s needs an integer or bool tensor",
+             scalar_type_name(t), op_name);
+    return;
+  }
+  if (!check_dtype_is(ctx, *out, "out", t)) return;
+  if (!resize_out(ctx, *out, self->sizes())) return;
+  const Operand in = broadcast_operand(*self, out->sizes());
+  dispatch_dtype(t, [&](auto tag) {
+    using C = typename decltype(tag)::type;
+    elementwise<C, 1>(*out, {in}, [op](C x) { return op(x); });
+  });
+}
+
+template <typename C>
+inline C abs_of(C x) {
+  if constexpr (std::is_same_v<C, bool>) {
+    return x;
+  } else if constexpr (std::is_floating_point_v<C>) {
+    return std::fabs(x);
+  } else if constexpr (std::is_signed_v<C>) {
+    return x < 0 ? sub_wrap(C(0), x) : x;
+  } else {
+    return x;
+  }
+}
+
+template <typename C>
+inline C sign_of(C x) {
+  if constexpr (std::is_same_v<C, bool>) {
+    return x;
+  } else if constexpr (std::is_floating_point_v<C>) {
+    if (x != x) return x;
+    return static_cast<C>((C(0) < x) - (x < C(0)));
+  } else {
+    return static_cast<C>((C(0) < x) - (x < C(0)));
+  }
+}
+
+// Rounding without a libm call: on baseline x86-64 (SSE2, no roundss) std::floor and friends
+// are calls, ten times slower than neg.out; these vectorize. |x| >= 2^mantissa is already an
+// integer (and NaN/inf fail the test and pass through). Below it, the integer conversion
+// truncates exactly; copysign keeps IEEE's signed zeros (ceil(-0.4) = -0, floor(-0.0) = -0).
+// round adds and subtracts 2^mantissa, which rounds half to even in the default rounding mode.
+template <typename C>
+constexpr C kIntegerAbove = std::is_same_v<C, float> ? C(8388608.0) : C(4503599627370496.0);
+
+// The conversion goes through int32 for float (SSE2 converts four floats to int32 at once; it
+// has no packed float -> int64) and int64 for double.
+template <typename C>
+[[gnu::always_inline]] inline C trunc_of(C x) {
+  using I = std::conditional_t<std::is_same_v<C, float>, int32_t, int64_t>;
+  const bool big = !(std::fabs(x) < kIntegerAbove<C>);
+  const C t = std::copysign(static_cast<C>(static_cast<I>(big ? C(0) : x)), x);
+  return big ? x : t;
+}
+template <typename C>
+[[gnu::always_inline]] inline C floor_of(C x) {
+  const C t = trunc_of(x);
+  return t > x ? std::copysign(t - C(1), x) : t;
+}
+template <typename C>
+[[gnu::always_inline]] inline C ceil_of(C x) {
+  const C t = trunc_of(x);
+  return t < x ? std::copysign(t + C(1), x) : t;
+}
+template <typename C>
+[[gnu::always_inline]] inline C round_of(C x) {
+  if (!(std::fabs(x) < kIntegerAbove<C>)) return x;
+  const C big = kIntegerAbove<C>;
+  return std::copysign((std::fabs(x) + big) - big, x);
+}
+
+// The floating function `f` for floats; integers are their own ceil/floor/round/trunc.
+template <typename F>
+struct Rounding {
+  F f;
+  // always_inline, as fast_math.h's functions: otherwise GCC leaves a call in elementwise's loop.
+  template <typename C>
+  [[gnu::always_inline]] C operator()(C x) const {
+    if constexpr (std::is_floating_point_v<C>) {
+      return f(x);
+    } else {
+      return x;
+    }
+  }
+};
+template <typename F>
+Rounding(F) -> Rounding<F>;
+
+void abs_out(KernelContext& ctx, std::span<EValue*> args) {
+  same_dtype_unary(ctx, args, "abs", Accept::Any, [](auto x) { return abs_of(x); });
+}
+void sign_out(KernelContext& ctx, std::span<EValue*> args) {
+  same_dtype_unary(ctx, args, "sign", Accept::Any, [](auto x) { return sign_of(x); });
+}
+void ceil_out(KernelContext& ctx, std::span<EValue*> args) {
+  same_dtype_unary(ctx, args, "ceil", Accept::AnyButBool,
+                   Rounding{[](auto x) { return ceil_of(x); }});
+}
+void floor_out(KernelContext& ctx, std::span<EValue*> args) {
+  same_dtype_unary(ctx, args, "floor", Accept::AnyButBool,
+                   Rounding{[](auto x) { return floor_of(x); }});
+}
+void round_out(KernelContext& ctx, std::span<EValue*> args) {
+  // Half to even in the default rounding mode (etkit never changes it).
+  same_dtype_unary(ctx, args, "round", Accept::AnyButBool,
+                   Rounding{[](auto x) { return round_of(x); }});
+}
+void trunc_out(KernelContext& ctx, std::span<EValue*> args) {
+  same_dtype_unary(ctx, args, "trunc", Accept::AnyButBool,
+                   Rounding{[](auto x) { return trunc_of(x); }});
+}
+void bitwise_not_out(KernelContext& ctx, std::span<EValue*> args) {
+  same_dtype_unary(ctx, args, "bitwise_not", Accept::IntegralOrBool, [](auto x) {
+    using C = decltype(x);
+    if constexpr (std::is_same_v<C, bool>) {
+      return !x;
+    } else if constexpr (std::is_integral_v<C>) {
+      return static_cast<C>(~x);
+    } else {
+      return x;  // not reached: floats are refused before the loop
+    }
+  });
+}
+
+// out (any computed dtype, 0/1) = pred(self); integers and bools are never NaN or infinite.
+template <typename Pred>
+void classify(KernelContext& ctx, std::span<EValue*> args, Pred pred) {
+  Tensor* self;
+  Tensor* out;
+  if (!unary_args(ctx, args, &self, &out)) return;
+  if (!resize_out(ctx, *out, self->sizes())) return;
+  const Operand in = broadcast_operand(*self, out->sizes());
+  pointwise::dispatch_pair(out->dtype(), self->dtype(), [&](auto out_tag, auto self_tag) {
+    using O = typename decltype(out_tag)::type;
+    using S = typename decltype(self_tag)::type;
+    pointwise::map_to<O, S, 1>(*out, {in}, [pred](S x) {
+      if constexpr (std::is_floating_point_v<S>) {
+        return pred(x);
+      } else {
+        return false;
+      }
+    });
+  });
+}
+
+void isnan_out(KernelContext& ctx, std::span<EValue*> args) {
+  classify(ctx, args, [](auto x) { return x != x; });
+}
+void isinf_out(KernelContext& ctx, std::span<EValue*> args) {
+  classify(ctx, args, [](auto x) { return std::isinf(x); });
+}
+
+}  // namespace
+
+std::span<const KernelEntry> rounding_kernels() {
+  static constexpr KernelEntry kTable[] = {
+      {"aten::abs.out", abs_out},     {"aten::bitwise_not.out", bitwise_not_out},
+      {"aten::ceil.out", ceil_out},   {"aten::floor.out", floor_out},
+      {"aten::isinf.out", isinf_out}, {"aten::isnan.out", isnan_out},
+      {"aten::round.out", round_out}, {"aten::sign.out", sign_out},
+      {"aten::trunc.out", trunc_out},
+  };
+  return kTable;
+}
+
+}  // namespace etkit::kernels
