@@ -3,7 +3,7 @@
 namespace etkit::exporter::detail {
 
 std::string json_text(const json& j) {
-  std::string s = j.dump();
+  std::string s = j.dump(-1, ' ', false, json::error_handler_t::replace);
   if (s.size() > 40) s = s.substr(0, 37) + "...";
   return s;
 }

@@ -178,6 +178,11 @@ Result<Model> ModelParser::parse(std::string_view text) {
     if (colon != std::string::npos) what = what.substr(colon + 2);
     return Error(ErrorCode::InvalidArgument, "%s: not JSON: line %zu, column %zu: %s",
                  d_.source().c_str(), line, column, what.c_str());
+  } catch (const json::exception& e) {  // a number out of range (1e309)
+    std::string what = e.what();
+    if (auto pos = what.find("] "); pos != std::string::npos) what = what.substr(pos + 2);
+    return Error(ErrorCode::InvalidArgument, "%s: not JSON: %s", d_.source().c_str(),
+                 what.c_str());
   }
   if (!root.is_object()) {
     return Error(ErrorCode::InvalidArgument, "%s: expected a JSON object at the top level",

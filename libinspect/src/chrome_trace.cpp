@@ -124,10 +124,10 @@ std::string chrome_trace_json(const Trace& trace, const std::vector<size_t>& sel
                                       : json(nullptr)}};
   std::string out = "{\"traceEvents\": [\n";
   for (size_t i = 0; i < meta.size(); ++i) {
-    out += meta[i].dump();
+    out += meta[i].dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     out += i + 1 < meta.size() ? ",\n" : "\n";
   }
-  out += "],\n\"displayTimeUnit\": \"ms\",\n\"otherData\": " + other.dump() + "}\n";
+  out += "],\n\"displayTimeUnit\": \"ms\",\n\"otherData\": " + other.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "}\n";
   return out;
 }
 

@@ -46,7 +46,7 @@ std::optional<Failure> parse_json(const std::string& text, std::string_view entr
   }
   try {
     out = json::parse(text);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // parse errors, and numbers out of range (1e309)
     std::string what = e.what();
     if (auto pos = what.find("] "); pos != std::string::npos) what = what.substr(pos + 2);
     return Failure{std::string(entry), "not JSON: " + what};
@@ -191,7 +191,7 @@ std::optional<Failure> read_num_outs_map(const json& root, DebugMap& map) {
       if (!value.is_number_integer() ||
           (!value.is_number_unsigned() && value.get<int64_t>() < 0) ||
           value.get<uint64_t>() > std::numeric_limits<uint32_t>::max()) {
-        return Failure{p, "expected a number of outputs, got " + value.dump()};
+        return Failure{p, "expected a number of outputs, got " + value.dump(-1, ' ', false, json::error_handler_t::replace)};
       }
       auto m = map.methods.find(method);
       DelegateEntry* d = nullptr;
@@ -256,7 +256,7 @@ std::optional<std::string> read_program_nodes(const std::string& text, MethodDeb
   json root;
   try {
     root = json::parse(text);
-  } catch (const json::parse_error&) {
+  } catch (const json::exception&) {
     return std::string("not JSON");
   }
   const json* nodes = nullptr;

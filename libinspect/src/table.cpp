@@ -191,7 +191,7 @@ std::string render(const std::vector<Table>& tables, Format format,
       doc["tables"].push_back(std::move(jt));
     }
     if (!options.warnings.empty()) doc["warnings"] = options.warnings;
-    out = doc.dump(2);
+    out = doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
     out += '\n';
     return out;
   }

@@ -115,7 +115,7 @@ int list_methods(const ProgramFile& file, const TraceRunOptions& options) {
     root["program"] = file.path();
     root["methods"] = methods;
     if (!buffers.empty()) root["shared_buffers"] = buffers;
-    std::printf("%s\n", root.dump(2).c_str());
+    std::printf("%s\n", root.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
   } else {
     std::fputs(text.c_str(), stdout);
   }

@@ -53,7 +53,7 @@ int run_bundle(const ProgramFile& file, const TraceRunOptions& options) {
     root["passed"] = passed;
     root["failed"] = failed;
     if (trace) root["etdump"] = options.trace.etdump_path;
-    std::printf("%s\n", root.dump(2).c_str());
+    std::printf("%s\n", root.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
   } else {
     std::fputs(text.c_str(), stdout);
     std::printf("bundle: %zu of %zu test cases match their expected outputs\n", passed,

@@ -169,7 +169,7 @@ int run_calls(const ProgramFile& file, const TraceRunOptions& options) {
     }
     root["calls"] = jcalls;
     if (trace) root["etdump"] = options.trace.etdump_path;
-    std::printf("%s\n", root.dump(2).c_str());
+    std::printf("%s\n", root.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
   } else {
     for (size_t k = 0; k < results.size(); ++k) {
       const CallResult& r = results[k];

@@ -187,7 +187,7 @@ int run_method(const ProgramFile& file, const TraceRunOptions& options) {
     timings["max_ms"] = t_max;
     root["timings"] = timings;
     if (trace) root["etdump"] = options.trace.etdump_path;
-    std::printf("%s\n", root.dump(2).c_str());
+    std::printf("%s\n", root.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
     return finish();
   }
 

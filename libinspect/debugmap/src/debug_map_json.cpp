@@ -327,7 +327,7 @@ class JsonReader {
     json root;
     try {
       root = json::parse(text.begin(), text.end(), std::ref(dup));
-    } catch (const json::parse_error& e) {
+    } catch (const json::exception& e) {  // parse errors, and numbers out of range (1e309)
       // e.what() is "[json.exception.parse_error.101] parse error at line 1, column 2: ...".
       std::string what = e.what();
       if (auto pos = what.find("] "); pos != std::string::npos) what = what.substr(pos + 2);
