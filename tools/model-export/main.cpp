@@ -1,3 +1,7 @@
 #include "model_export.h"
+#include "etkit/tools/guarded_main.h"
 
-int main(int argc, char** argv) { return etkit::tools::model_export_main(argc, argv); }
+int main(int argc, char** argv) {
+  using namespace etkit::tools;
+  return guarded_main(kModelExport, [](int c, char** v) { return model_export_main(c, v); }, argc, argv);
+}
