@@ -5,7 +5,7 @@
 #   scripts/fuzz.sh --list
 #
 # TARGET is a name of fuzz/CMakeLists.txt (pte, bpte, ptd, etdump, debugmap, model, npy,
-# etrecord, fused). The build is clang with -DETKIT_FUZZ=ON in $ETKIT_FUZZ_BUILD (default
+# etrecord, fused, xnnpack). The build is clang with -DETKIT_FUZZ=ON in $ETKIT_FUZZ_BUILD (default
 # build-fuzz). The corpus grows in $ETKIT_FUZZ_BUILD/corpus/TARGET, seeded from the target's seeds
 # and its kept crash inputs (tests/data/fuzz/TARGET); a crash is written to
 # $ETKIT_FUZZ_BUILD/artifacts/TARGET/ and the script exits non-zero: minimise it, add it to
@@ -14,7 +14,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${ETKIT_FUZZ_BUILD:-$root/build-fuzz}
-targets=(pte bpte ptd etdump debugmap model npy etrecord fused)
+targets=(pte bpte ptd etdump debugmap model npy etrecord fused xnnpack)
 
 if [[ ${1:-} == --list ]]; then
   printf '%s\n' "${targets[@]}"
