@@ -63,6 +63,7 @@ Result<DumpInfo> dump_info(const std::string& path) {
   namespace key = metadata_key;
   const bool etkit = !trace.metadata.empty();
   Table info;
+  info.name = "dump";
   info.title = "dump " + path;
   info.columns = {{"field", 0}, {"value", 0}};
   auto row = [&](const char* field, Cell value) {
@@ -108,10 +109,11 @@ Result<DumpInfo> dump_info(const std::string& path) {
   }
 
   Table blocks;
+  blocks.name = "blocks";
   blocks.title = "blocks of " + path;
   blocks.columns = {{"blocks", 0},  {"method", 0},   {"kind", 0},   {"iterations", 0},
                     {"count", 0},   {"profile", 0},  {"delegate", 0}, {"device", 0},
-                    {"values", 0},  {"allocations", 0}, {"incomplete", 0}};
+                    {"logged_values", 0},  {"allocations", 0}, {"incomplete", 0}};
   for (size_t b = 0; b < trace.blocks.size();) {
     const TraceBlock& first = trace.blocks[b];
     size_t end = b + 1;
@@ -142,6 +144,7 @@ Result<DumpInfo> dump_info(const std::string& path) {
 
   std::vector<Table> out = {std::move(info), std::move(blocks)};
   Table warnings;
+  warnings.name = "profiler_warnings";
   warnings.title = "profiler warnings of " + path;
   warnings.columns = {{"warning", 0}};
   for (int n = 1;; ++n) {

@@ -112,7 +112,8 @@ TEST_CASE("json goldens: etdump-inspect's JSON parses and its field names are do
               if (v.is_array()) {
                 for (const nlohmann::json& item : v) CHECK(item.is_number_integer());
               }
-            } else if (kIntegerFields.count(k) == 1) {
+            } else if (kIntegerFields.count(k) == 1 && table["name"] != "dump") {
+              // (info's `dump` table pairs each field with its text as `value`.)
               CHECK((v.is_null() || v.is_number_integer()));
             }
             // Empty cells are null, not "".
