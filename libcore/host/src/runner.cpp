@@ -176,13 +176,23 @@ Result<LoadedMethod> LoadedMethod::load(const Program& program, std::string_view
                                       options.tracer));
   impl->method.emplace(std::move(method));
 
-  // Unplanned outputs get host buffers at their upper-bound size.
+  // Unplanned outputs get host buffers at their upper-bound size. They count against the same
+  // limit as the plan: a program's declared output sizes are as untrusted as its plan.
   Method& m = *impl->method;
+  uint64_t total = planned;
   for (size_t i = 0; i < m.num_outputs(); ++i) {
     if (!m.output_needs_memory(i)) continue;
     const size_t bytes = m.output(i).to_tensor().capacity_bytes() > 0
                              ? m.output(i).to_tensor().capacity_bytes()
                              : m.output(i).to_tensor().nbytes();
+    if (bytes > options.max_memory - total) {
+      return Error(ErrorCode::OutOfMemory,
+                   "method '%.*s': unplanned output %zu needs %zu bytes, above what the limit of "
+                   "%" PRIu64 " bytes leaves after %" PRIu64 " bytes already reserved",
+                   static_cast<int>(name.size()), name.data(), i, bytes, options.max_memory,
+                   total);
+    }
+    total += bytes;
     Buffer b = zeroed_buffer(bytes);
     if (b == nullptr) return Error(ErrorCode::OutOfMemory, "cannot allocate output %zu", i);
     ETKIT_TRY(m.set_output_data(i, b.get(), bytes));

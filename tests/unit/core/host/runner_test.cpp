@@ -10,6 +10,7 @@ namespace etkit {
 namespace {
 
 using testing::fixture;
+using testing::test_data;
 
 std::string message(const Error& e) { return e.message(); }
 
@@ -39,6 +40,30 @@ TEST_CASE("runner: a memory plan above the limit fails before allocating") {
   Result<LoadedMethod> fits = LoadedMethod::load(file->program(), "forward", options);
   REQUIRE(fits.ok());
   CHECK(fits->planned_bytes() == 536870928u);
+}
+
+TEST_CASE("runner: unplanned outputs count against the memory limit") {
+  // A program's declared output sizes are as untrusted as its plan: the fuzzer found a 1 GiB
+  // unplanned output that was allocated although the limit was 64 MiB.
+  Result<ProgramFile> file = ProgramFile::open(test_data("unplanned_dynamic.pte"));
+  REQUIRE(file.ok());
+  Result<LoadedMethod> unlimited = LoadedMethod::load(file->program(), "forward", RunnerOptions());
+  REQUIRE(unlimited.ok());
+  const Tensor& out = unlimited->method().output(0).to_tensor();
+  const uint64_t needed = unlimited->planned_bytes() + out.capacity_bytes();
+  REQUIRE(out.capacity_bytes() > 0);
+  RunnerOptions options;
+  options.max_memory = needed - 1;
+  Result<LoadedMethod> over = LoadedMethod::load(file->program(), "forward", options);
+  REQUIRE_FALSE(over.ok());
+  CHECK(over.error().code() == ErrorCode::OutOfMemory);
+  CHECK(message(over.error()) ==
+        "method 'forward': unplanned output 0 needs " + std::to_string(out.capacity_bytes()) +
+            " bytes, above what the limit of " + std::to_string(needed - 1) +
+            " bytes leaves after " + std::to_string(unlimited->planned_bytes()) +
+            " bytes already reserved");
+  options.max_memory = needed;
+  CHECK(LoadedMethod::load(file->program(), "forward", options).ok());
 }
 
 TEST_CASE("runner: a bundle opens its embedded program and passes its own cases") {

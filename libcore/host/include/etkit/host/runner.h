@@ -38,7 +38,8 @@ class SharedArenas {
 
 /// Limits and registries for loading methods.
 struct RunnerOptions {
-  /// Largest total of planned buffers a method may ask for; larger plans fail before allocating.
+  /// Largest total of planned buffers and unplanned outputs a method may ask for; larger plans
+  /// fail before allocating.
   uint64_t max_memory = uint64_t{1} << 30;
   /// Method memory beyond what the program plans, for what delegates allocate at init (their
   /// scratch and copies). Reserved zero-filled by calloc, so pages never touched cost nothing.
@@ -84,7 +85,8 @@ class ProgramFile {
 class LoadedMethod {
  public:
   /// Errors: `OutOfMemory` if the plan exceeds `options.max_memory` ("memory plan needs N
-  /// bytes, above the limit of M bytes"), and whatever `Method::load` reports.
+  /// bytes, above the limit of M bytes") or the unplanned outputs exceed what it leaves, and
+  /// whatever `Method::load` reports.
   static Result<LoadedMethod> load(const Program& program, std::string_view name,
                                    const RunnerOptions& options);
 
