@@ -50,11 +50,9 @@ void BM_XnnpackFixture(benchmark::State& state, const char* name) {
   auto m = etkit::LoadedMethod::load(file->program(), "forward", etkit::RunnerOptions());
   if (!m.ok()) return state.SkipWithError(m.error().message());
   etkit::Method& method = m->method();
-  std::vector<etkit::InputValue> inputs(method.num_inputs());
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    inputs[i] = std::move(etkit::default_input(*method.meta().input(i)).get());
-    inputs[i].value = EValue::from_tensor(&inputs[i].tensor.tensor());
-    (void)method.set_input(i, inputs[i].value);
+  std::vector<etkit::InputValue> inputs;
+  if (etkit::Error e = etkit::set_default_inputs(method, inputs); !e.ok()) {
+    return state.SkipWithError(e.message());
   }
   for (auto _ : state) {
     etkit::Error e = method.execute();

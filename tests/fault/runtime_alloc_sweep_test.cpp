@@ -72,23 +72,10 @@ Outcome load_and_run(const Program& program, std::string_view name, MethodSetup&
   }
   out.loaded = true;
   if (!execute) return out;
-  std::vector<InputValue> inputs(method->num_inputs());
-  const MethodMeta meta = method->meta();
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    Result<ValueInfo> info = meta.input(i);
-    REQUIRE(info.ok());
-    Result<InputValue> v = default_input(*info);
-    REQUIRE(v.ok());
-    inputs[i] = std::move(v).get();
-    if (info->tag == Tag::Tensor) inputs[i].value = EValue::from_tensor(&inputs[i].tensor.tensor());
-    if (info->tag == Tag::String && !inputs[i].string_storage.empty()) {
-      inputs[i].value = EValue::from_string(inputs[i].string_storage);
-    }
-    Error e = method->set_input(i, inputs[i].value);
-    if (!e.ok()) {
-      out.error = e;
-      return out;
-    }
+  std::vector<InputValue> inputs;
+  if (Error e = set_default_inputs(*method, inputs); !e.ok()) {
+    out.error = e;
+    return out;
   }
   std::vector<std::vector<uint8_t>> outputs;
   for (size_t i = 0; i < method->num_outputs(); ++i) {

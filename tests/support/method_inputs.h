@@ -20,10 +20,12 @@ namespace etkit::testing {
 inline std::vector<InputValue> default_inputs(const Method& method) {
   std::vector<InputValue> inputs(method.num_inputs());
   for (size_t i = 0; i < inputs.size(); ++i) {
-    Result<InputValue> v = default_input(*method.meta().input(i));
+    Result<ValueInfo> info = method.meta().input(i);
+    REQUIRE(info.ok());
+    Result<InputValue> v = default_input(*info);
     REQUIRE(v.ok());
     inputs[i] = std::move(v).get();
-    inputs[i].value = EValue::from_tensor(&inputs[i].tensor.tensor());
+    bind_input_value(inputs[i], info->tag);
   }
   return inputs;
 }
@@ -35,8 +37,9 @@ inline void set_inputs(Method& method, const std::vector<InputValue>& inputs) {
 
 /// `default_inputs(method)`, set on `method`; keep the result while the method runs.
 inline std::vector<InputValue> set_default_inputs(Method& method) {
-  std::vector<InputValue> inputs = default_inputs(method);
-  set_inputs(method, inputs);
+  std::vector<InputValue> inputs;
+  const Error e = etkit::set_default_inputs(method, inputs);
+  REQUIRE_MESSAGE(e.ok(), e.message());
   return inputs;
 }
 

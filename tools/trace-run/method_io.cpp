@@ -48,11 +48,7 @@ int make_inputs(const Method& method, const std::vector<std::string>& specs,
     }
     InputValue& in = inputs->values[i];
     in = std::move(value).get();
-    if (in.value.is_tensor() || info->tag == Tag::Tensor) {
-      in.value = EValue::from_tensor(&in.tensor.tensor());
-    } else if (info->tag == Tag::String && !in.string_storage.empty()) {
-      in.value = EValue::from_string(in.string_storage);
-    }
+    bind_input_value(in, in.value.is_tensor() ? Tag::Tensor : info->tag);
   }
   return kExitOk;
 }

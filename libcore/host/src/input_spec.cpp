@@ -1,5 +1,6 @@
 #include "etkit/host/input_spec.h"
 
+#include <cinttypes>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
@@ -185,6 +186,43 @@ Result<InputValue> default_input(const ValueInfo& info) {
     default:
       return Error(ErrorCode::NotSupported, "%s inputs have no default", tag_name(info.tag));
   }
+}
+
+void bind_input_value(InputValue& in, Tag tag) {
+  if (tag == Tag::Tensor) {
+    in.value = EValue::from_tensor(&in.tensor.tensor());
+  } else if (tag == Tag::String && !in.string_storage.empty()) {
+    in.value = EValue::from_string(in.string_storage);
+  }
+}
+
+Error set_default_inputs(Method& method, std::vector<InputValue>& inputs,
+                         uint64_t max_tensor_bytes) {
+  const MethodMeta meta = method.meta();
+  inputs.clear();
+  inputs.resize(method.num_inputs());
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    Result<ValueInfo> info = meta.input(i);
+    if (!info.ok()) return info.error().with_context("input %zu", i);
+    if (info->tag == Tag::Tensor) {
+      uint64_t bytes = element_size(info->dtype);
+      for (const int32_t s : info->sizes) {
+        if (s < 0) return Error(ErrorCode::InvalidProgram, "input %zu: size %d is negative", i, s);
+        if (s != 0 && bytes > max_tensor_bytes / static_cast<uint64_t>(s)) {
+          return Error(ErrorCode::OutOfMemory,
+                       "input %zu: the tensor is larger than the limit of %" PRIu64 " bytes", i,
+                       max_tensor_bytes);
+        }
+        bytes *= static_cast<uint64_t>(s);
+      }
+    }
+    Result<InputValue> value = default_input(*info);
+    if (!value.ok()) return value.error().with_context("input %zu", i);
+    inputs[i] = std::move(value).get();
+    bind_input_value(inputs[i], info->tag);
+    ETKIT_TRY(method.set_input(i, inputs[i].value).with_context("input %zu", i));
+  }
+  return Error();
 }
 
 }  // namespace etkit

@@ -30,16 +30,8 @@ Error exercise(std::span<const uint8_t> bytes) {
     Result<LoadedMethod> m = LoadedMethod::load(*program, program->method_name(i), options);
     if (!m.ok()) return m.error();
     Method& method = m->method();
-    std::vector<InputValue> inputs(method.num_inputs());
-    for (size_t k = 0; k < method.num_inputs(); ++k) {
-      Result<ValueInfo> info = method.meta().input(k);
-      if (!info.ok()) return info.error();
-      Result<InputValue> v = default_input(*info);
-      if (!v.ok()) return v.error();
-      inputs[k] = std::move(v).get();
-      if (info->tag == Tag::Tensor) inputs[k].value = EValue::from_tensor(&inputs[k].tensor.tensor());
-      ETKIT_TRY(method.set_input(k, inputs[k].value));
-    }
+    std::vector<InputValue> inputs;
+    ETKIT_TRY(set_default_inputs(method, inputs));
     ETKIT_TRY(method.execute());
   }
   return Error();

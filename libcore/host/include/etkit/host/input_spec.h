@@ -4,10 +4,13 @@
 // they make for a method's inputs.
 
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "etkit/runtime/evalue.h"
+#include "etkit/runtime/method.h"
 #include "etkit/host/host_tensor.h"
 #include "etkit/runtime/program.h"
 #include "etkit/runtime/result.h"
@@ -44,5 +47,17 @@ Result<InputValue> make_input(const ValueInfo& info, const InputSpec& spec);
 
 /// The default for an input with no spec: `ones` for tensors, the program's value otherwise.
 Result<InputValue> default_input(const ValueInfo& info);
+
+/// Points `in.value` at the storage `in` holds (its tensor, or its string), for an input of tag
+/// `tag`. An `InputValue` that was moved must be bound again before the method reads it.
+void bind_input_value(InputValue& in, Tag tag);
+
+/// Makes the default value of every input of `method` (`default_input`) into `inputs`, one per
+/// input, and sets them on the method: what `trace-run` gives a method it is told nothing about.
+/// Keep `inputs`, unmoved, while the method may read them. Errors name the input ("input 2:
+/// ..."): `default_input`'s, `Method::set_input`'s, and `OutOfMemory` for a tensor input larger
+/// than `max_tensor_bytes` (a program's declared sizes are untrusted).
+Error set_default_inputs(Method& method, std::vector<InputValue>& inputs,
+                         uint64_t max_tensor_bytes = std::numeric_limits<uint64_t>::max());
 
 }  // namespace etkit
