@@ -6,11 +6,11 @@
 #include "etkit/runtime/data_loader.h"
 #include "etkit/runtime/program.h"
 #include "fuzz_input.h"
+#include "fuzz_runner.h"
 
 namespace {
 
 constexpr size_t kMaxSuites = 4;
-constexpr uint64_t kMaxInstructions = 20'000;
 
 }  // namespace
 
@@ -23,16 +23,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const etkit::BufferDataLoader program_loader(bundle->program_data());
   etkit::Result<etkit::Program> program = etkit::Program::load(program_loader);
   if (!program.ok()) return 0;
-  etkit::RunnerOptions options;
-  options.max_memory = uint64_t{64} << 20;
-  options.delegate_bytes = size_t{4} << 20;
-  options.temp_bytes = size_t{1} << 20;
   for (size_t s = 0; s < bundle->num_suites() && s < kMaxSuites; ++s) {
     if (bundle->num_cases(s) == 0) continue;
     etkit::Result<etkit::LoadedMethod> method =
-        etkit::LoadedMethod::load(*program, bundle->suite_method(s), options);
+        etkit::fuzz::load_method(*program, bundle->suite_method(s));
     if (!method.ok()) continue;
-    method->method().set_instruction_limit(kMaxInstructions);
     (void)etkit::run_bundled_case(method->method(), *bundle, s, 0);
   }
   return 0;
