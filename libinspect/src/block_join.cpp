@@ -144,8 +144,8 @@ void BlockJoiner::join_events(Trace& trace, size_t b, uint64_t first_start, doub
   // it names.
   for (const RawEvent& r : raw) {
     if (r.chain >= 0 && r.instruction_id >= 0 && r.delegate_id.empty() &&
-        r.name.substr(0, kNativeCallPrefix.size()) == kNativeCallPrefix) {
-      add_op(r.chain, r.instruction_id, r.name.substr(kNativeCallPrefix.size()));
+        r.name.substr(0, event_name::kNativeCallPrefix.size()) == event_name::kNativeCallPrefix) {
+      add_op(r.chain, r.instruction_id, r.name.substr(event_name::kNativeCallPrefix.size()));
     }
   }
 
@@ -173,7 +173,7 @@ void BlockJoiner::join_events(Trace& trace, size_t b, uint64_t first_start, doub
     ev.start_ns = static_cast<double>(r.start - first_start) * ns_per_tick;
     ev.duration_ns = static_cast<double>(r.elapsed) * ns_per_tick;
     ev.self_ns = ev.duration_ns;
-    if (ev.delegate || ev.name == "DELEGATE_CALL") {
+    if (ev.delegate || ev.name == event_name::kDelegateCall) {
       ev.op = kDelegateOp;
     } else if (ev.instruction >= 0) {
       ev.op = op_of(ev.chain, ev.instruction);

@@ -13,12 +13,12 @@
 #include <utility>
 #include <vector>
 
+#include "etkit/runtime/event_name.h"
 #include "etkit/runtime/result.h"
 #include "etkit/inspect/trace.h"
 
 namespace etkit::inspect::detail {
 
-inline constexpr std::string_view kNativeCallPrefix = "native_call_";
 inline constexpr std::string_view kDelegateOp = "delegate";
 inline constexpr uint64_t kMax32 = std::numeric_limits<uint32_t>::max();
 

@@ -4,6 +4,7 @@
 #include <map>
 
 #include "etkit/host/shape_text.h"
+#include "etkit/runtime/event_name.h"
 #include <string_view>
 #include <tuple>
 
@@ -11,8 +12,7 @@ namespace etkit::inspect {
 
 bool is_instruction_event(const TraceEvent& e) {
   return !e.delegate && e.instruction >= 0 &&
-         (e.name == "OPERATOR_CALL" || e.name == "DELEGATE_CALL" || e.name == "MOVE_CALL" ||
-          e.name == "JF_CALL" || e.name == "FREE_CALL");
+         event_name::is_instruction_call(e.name);
 }
 
 namespace {

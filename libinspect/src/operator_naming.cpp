@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "etkit/host/method_choice.h"
+#include "etkit/runtime/event_name.h"
 #include "block_join.h"
 
 namespace etkit::inspect {
@@ -21,16 +22,16 @@ bool event_fits(const TraceEvent& e, const std::string& name) {
   const bool kernel = !delegate && name != "move" && name != "jump_false" && name != "free";
   if (e.delegate) return delegate;
   const std::string_view event = e.name;
-  if (event == "DELEGATE_CALL") return delegate;
-  if (event == "OPERATOR_CALL") return kernel;
-  if (event == "MOVE_CALL") return name == "move";
-  if (event == "JF_CALL") return name == "jump_false";
-  if (event == "FREE_CALL") return name == "free";
-  if (event.substr(0, detail::kNativeCallPrefix.size()) == detail::kNativeCallPrefix) {
+  if (event == event_name::kDelegateCall) return delegate;
+  if (event == event_name::kOperatorCall) return kernel;
+  if (event == event_name::kMoveCall) return name == "move";
+  if (event == event_name::kJumpFalseCall) return name == "jump_false";
+  if (event == event_name::kFreeCall) return name == "free";
+  if (event.substr(0, event_name::kNativeCallPrefix.size()) == event_name::kNativeCallPrefix) {
     // native_call_add.out names aten::add.out without its namespace.
     const size_t ns = name.rfind("::");
     const std::string_view op = std::string_view(name).substr(ns == std::string::npos ? 0 : ns + 2);
-    return kernel && event.substr(detail::kNativeCallPrefix.size()) == op;
+    return kernel && event.substr(event_name::kNativeCallPrefix.size()) == op;
   }
   return true;
 }

@@ -9,19 +9,18 @@
 
 #include "etkit/devtools/profiler_event_name.h"
 #include "etkit/runtime/block_name.h"
+#include "etkit/runtime/event_name.h"
 
 namespace etkit::prof {
 
 namespace {
 
-// The interpreter's instruction event names (ExecuTorch's), and ours for OpInfo::kind.
-constexpr const char* kInstructionKinds[] = {"OPERATOR_CALL", "DELEGATE_CALL", "MOVE_CALL",
-                                             "JF_CALL", "FREE_CALL"};
-
+// The interpreter's instruction event names (ExecuTorch's) are ours for OpInfo::kind; the
+// views are of NUL-terminated literals.
 const char* instruction_kind(std::string_view name) {
-  if (name.size() < 7 || name.size() > 13 || name.back() != 'L') return nullptr;  // "..._CALL"
-  for (const char* k : kInstructionKinds) {
-    if (name == k) return k;
+  if (name.empty() || name.back() != 'L') return nullptr;  // every one is "..._CALL"
+  for (const std::string_view k : event_name::kInstructionCalls) {
+    if (name == k) return k.data();
   }
   return nullptr;
 }
@@ -110,7 +109,7 @@ class ForwardingTracer final : public EventTracer {
     if (!c_.run_active) return;
     if (c_.op_open && entry.chain >= 0 && instruction_kind(name) != nullptr) {
       c_.op_end(c_.clock->now());
-    } else if (name == "Method::execute") {
+    } else if (name == event_name::kMethodExecute) {
       c_.end_run();
     }
   }

@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "etkit/runtime/block_name.h"
+#include "etkit/runtime/event_name.h"
 #include "method_state.h"
 
 namespace etkit {
@@ -77,8 +78,8 @@ Result<Method> Method::load(const Program& program, std::string_view name,
     tracer->create_event_block(block);
     tracer->set_chain_debug_handle(kUnsetChainId, kUnsetDebugHandle);
     if (profile) {
-      load_event = tracer->start_profiling("Program::load_method");
-      init_event = tracer->start_profiling("Method::init");
+      load_event = tracer->start_profiling(event_name::kProgramLoadMethod);
+      init_event = tracer->start_profiling(event_name::kMethodInit);
     }
   }
   const size_t used_before = memory.method_allocator->used();
@@ -266,15 +267,15 @@ Error Method::set_output_data(size_t i, void* data, size_t bytes) {
 namespace {
 
 // The profiling event name of each instruction kind (ExecuTorch's names).
-const char* instruction_event_name(InstrKind kind) {
+std::string_view instruction_event_name(InstrKind kind) {
   switch (kind) {
-    case InstrKind::Kernel: return "OPERATOR_CALL";
-    case InstrKind::Delegate: return "DELEGATE_CALL";
-    case InstrKind::Move: return "MOVE_CALL";
-    case InstrKind::JumpFalse: return "JF_CALL";
-    case InstrKind::Free: return "FREE_CALL";
+    case InstrKind::Kernel: return event_name::kOperatorCall;
+    case InstrKind::Delegate: return event_name::kDelegateCall;
+    case InstrKind::Move: return event_name::kMoveCall;
+    case InstrKind::JumpFalse: return event_name::kJumpFalseCall;
+    case InstrKind::Free: return event_name::kFreeCall;
   }
-  return "OPERATOR_CALL";
+  return event_name::kOperatorCall;
 }
 
 }  // namespace
@@ -316,7 +317,7 @@ Error Method::execute() {
       temp_observer.id = tracer->track_allocator("temp_allocator");
       s.temp->set_observer(&temp_observer);
     }
-    if (profile_method) method_event = tracer->start_profiling("Method::execute");
+    if (profile_method) method_event = tracer->start_profiling(event_name::kMethodExecute);
   }
   BackendExecutionContext backend_ctx{tracer, s.temp, name()};
 

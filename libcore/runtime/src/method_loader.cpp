@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "etkit/runtime/event_name.h"
 #include "method_state.h"
 
 namespace etkit::detail {
@@ -273,7 +274,7 @@ class Loader {
       const std::string_view full(name, len);
       const size_t sep = full.find("::");
       const std::string_view bare = sep == std::string_view::npos ? full : full.substr(sep + 2);
-      static constexpr std::string_view kPrefix = "native_call_";
+      constexpr std::string_view kPrefix = event_name::kNativeCallPrefix;
       ETKIT_ASSIGN_OR_RETURN(char* native, alloc<char>(kPrefix.size() + bare.size()));
       std::memcpy(native, kPrefix.data(), kPrefix.size());
       std::memcpy(native + kPrefix.size(), bare.data(), bare.size());
@@ -463,7 +464,7 @@ size_t estimate_method_bytes(const fb::ExecutionPlan* plan) {
   if (plan->operators() != nullptr) {
     for (const fb::Operator* op : *plan->operators()) {
       const size_t name = fb_string(op->name()).size() + fb_string(op->overload()).size() + 2;
-      total += array_bytes<char>(name) + array_bytes<char>(name + 12);  // + "native_call_"
+      total += array_bytes<char>(name) + array_bytes<char>(name + event_name::kNativeCallPrefix.size());
     }
   }
   const uint32_t num_delegates = plan->delegates() == nullptr ? 0 : plan->delegates()->size();
