@@ -1,9 +1,10 @@
 #include "etkit/runtime/tensor.h"
 
 #include <algorithm>
+#include <cinttypes>
 #include <cstdio>
 #include <cstring>
-#include <string>
+
 
 namespace etkit {
 
@@ -68,21 +69,24 @@ Error Tensor::resize(std::span<const int32_t> new_sizes) {
     overflow = overflow || __builtin_mul_overflow(numel, int64_t{new_sizes[i]}, &numel);
   }
   if (same) return Error();
-  char want[160];
-  char have[160];
-  format_sizes(new_sizes, want, sizeof(want));
-  format_sizes(sizes(), have, sizeof(have));
-  if (dynamism_ == ShapeDynamism::Static) {
-    return Error(ErrorCode::InvalidArgument, "cannot resize static tensor %s to %s", have, want);
-  }
   uint64_t bytes = 0;
   overflow = overflow || __builtin_mul_overflow(static_cast<uint64_t>(numel),
                                                 uint64_t{element_size()}, &bytes);
-  if (overflow || bytes > capacity_bytes_) {
+  const bool is_static = dynamism_ == ShapeDynamism::Static;
+  if (is_static || overflow || bytes > capacity_bytes_) {
+    // Only a failing resize formats anything: resizing runs in every dynamic-shape kernel.
+    char want[160];
+    char have[160];
+    format_sizes(new_sizes, want, sizeof(want));
+    format_sizes(sizes(), have, sizeof(have));
+    if (is_static) {
+      return Error(ErrorCode::InvalidArgument, "cannot resize static tensor %s to %s", have, want);
+    }
+    char count[24] = "more than 2^64";
+    if (!overflow) std::snprintf(count, sizeof(count), "%" PRIu64, bytes);
     return Error(ErrorCode::InvalidArgument,
                  "cannot resize tensor %s to %s: %s bytes exceed its bound of %zu bytes", have,
-                 want, overflow ? "more than 2^64" : std::to_string(bytes).c_str(),
-                 capacity_bytes_);
+                 want, count, capacity_bytes_);
   }
   for (size_t i = 0; i < rank_; ++i) sizes_[i] = new_sizes[i];
   recompute();
