@@ -7,6 +7,19 @@ set -u
 tool=$1
 man=$2
 shift 2
+# The version the page names is the tool's own, which comes from the project's version.
+version=$("$tool" --version | grep -oE '[0-9]+\.[0-9]+\.[0-9]+' | head -1)
+th_version=$(grep -m1 '^\.TH' "$man" | grep -oE '"etkit [0-9.]+"' | tr -d '"' | cut -d' ' -f2)
+if [ -z "$version" ] || [ "$th_version" != "${version%.*}" ]; then
+  echo "$man: .TH names etkit '$th_version', but '$tool --version' says '$version'"
+  exit 1
+fi
+for shown in $(grep -oE '\(etkit\) [0-9]+\.[0-9]+\.[0-9]+' "$man" | cut -d' ' -f2); do
+  if [ "$shown" != "$version" ]; then
+    echo "$man: it shows version '$shown', but '$tool --version' says '$version'"
+    exit 1
+  fi
+done
 help_opts=$("$tool" --help | grep -oE '(^|[ ,])--?[a-zA-Z][a-zA-Z0-9-]*' | sed 's/^[ ,]//' | sort -u)
 # An option starts a word ("debug\-handle" in a value is not one).
 man_opts=$(grep -A1 -E '^\.T[PQ]' "$man" | grep -E '^\.B' | grep -oE '(^| )\\-\\?-?[a-zA-Z][a-zA-Z0-9\\-]*' |
