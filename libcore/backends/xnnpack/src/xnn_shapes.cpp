@@ -92,7 +92,6 @@ const char* dims_text(const Dims& d, char* buf, size_t size) {
 
 bool has_shape_rule(NodeKind kind) {
   switch (kind) {
-    case NodeKind::StaticResizeBilinear2D:
     case NodeKind::ArgMaxPooling2d:
     case NodeKind::ScaledDotProductAttention:
     case NodeKind::ConvTranspose2d:
@@ -287,6 +286,16 @@ Error infer_output_dims(const Node& n, const Dims* in, Dims& out) {
       return Error();
     }
     case NodeKind::StaticResizeBilinear2D:
+      if (in[0].rank != 4) {
+        return Error(ErrorCode::DelegateFailed, "input rank %u, expected 4 (NHWC)", in[0].rank);
+      }
+      if (n.new_height == 0 || n.new_width == 0) {
+        return Error(ErrorCode::DelegateFailed, "new size %ux%u must be > 0", n.new_height,
+                     n.new_width);
+      }
+      out = in[0];
+      ETKIT_TRY(set_dim(out, 1, n.new_height));
+      return set_dim(out, 2, n.new_width);
     case NodeKind::ArgMaxPooling2d:
     case NodeKind::ScaledDotProductAttention:
     case NodeKind::ConvTranspose2d:

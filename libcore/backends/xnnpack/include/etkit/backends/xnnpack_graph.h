@@ -79,6 +79,10 @@ inline constexpr uint32_t kFlagExternalOutput = 2;
 inline constexpr uint32_t kFlagTransposeWeights = 8;
 /// BatchMatrixMultiply flag: the second input is [..., N, K] instead of [..., K, N].
 inline constexpr uint32_t kFlagTransposeB = 1;
+/// StaticResizeBilinear2D flags (XNNPACK's): TensorFlow 1.x sampling (no half-pixel centres),
+/// and aligned corners (PyTorch's align_corners=True). At most one of them.
+inline constexpr uint32_t kFlagTensorflowLegacyMode = 4;
+inline constexpr uint32_t kFlagAlignCorners = 8;
 
 struct Value {
   uint32_t id = 0;  ///< The id nodes use (the blob's `id_out`), equal to the value's index.
