@@ -38,7 +38,7 @@ bool supported_value_type(Datatype t) {
 
 bool is_quantized(Datatype t) { return t != Datatype::Fp32 && t != Datatype::Int32; }
 
-enum class Family { Elementwise, Gemm, Pooling, Resize, Layout, Quantized, Unsupported };
+enum class Family { Elementwise, Gemm, Deconvolution, Pooling, Resize, Layout, Quantized, Unsupported };
 
 Family family_of(const Graph& g, const Node& n) {
   switch (n.kind) {
@@ -56,6 +56,7 @@ Family family_of(const Graph& g, const Node& n) {
                  : Family::Gemm;
     case NodeKind::BatchMatrixMultiply: return Family::Gemm;
     case NodeKind::StaticResizeBilinear2D: return Family::Resize;
+    case NodeKind::ConvTranspose2d: return Family::Deconvolution;
     case NodeKind::AvgPooling2d: case NodeKind::MaxPooling2d: case NodeKind::GlobalAvgPooling2d:
       return Family::Pooling;
     case NodeKind::StaticTranspose: case NodeKind::StaticReshape: case NodeKind::Copy:
@@ -156,6 +157,7 @@ Result<Delegate*> build_delegate(const Graph& g, MemoryAllocator& allocator) {
       case Family::Gemm: run = prepare_gemm(*d, p, allocator); break;
       case Family::Pooling: run = prepare_pooling(*d, p, allocator); break;
       case Family::Resize: run = prepare_resize(*d, p, allocator); break;
+      case Family::Deconvolution: run = prepare_deconvolution(*d, p, allocator); break;
       case Family::Layout: run = prepare_layout(*d, p, allocator); break;
       case Family::Quantized: run = prepare_quantized(*d, p, allocator); break;
       case Family::Unsupported:

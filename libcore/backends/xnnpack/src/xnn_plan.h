@@ -73,6 +73,8 @@ Result<RunFn> prepare_elementwise(Delegate& d, NodePlan& p, MemoryAllocator& all
 Result<RunFn> prepare_gemm(Delegate& d, NodePlan& p, MemoryAllocator& allocator);
 /// Max, average and global average pooling (fp32, NHWC).
 Result<RunFn> prepare_pooling(Delegate& d, NodePlan& p, MemoryAllocator& allocator);
+/// ConvTranspose2d (fp32, NHWC, groups, strides, dilations, paddings, adjustments).
+Result<RunFn> prepare_deconvolution(Delegate& d, NodePlan& p, MemoryAllocator& allocator);
 /// Bilinear resizing of the height and width (fp32, NHWC).
 Result<RunFn> prepare_resize(Delegate& d, NodePlan& p, MemoryAllocator& allocator);
 /// Transpose, reshape, copy, slice, pad, concatenate (any datatype).

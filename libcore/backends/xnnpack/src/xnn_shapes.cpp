@@ -70,6 +70,58 @@ Error spatial(const Node& n, const Dims& in, int64_t channels, Dims& out) {
   return set_dim(out, 3, channels);
 }
 
+// Output extent of a transposed window: stride * (in - 1) + adjustment + the dilated kernel,
+// less the paddings (0 when they take it all, as XNNPACK has it).
+Result<int64_t> deconv_out(int64_t in, uint32_t pad_a, uint32_t pad_b, uint32_t kernel,
+                           uint32_t stride, uint32_t dilation, uint32_t adjustment,
+                           const char* axis) {
+  if (kernel == 0 || stride == 0 || dilation == 0) {
+    return Error(ErrorCode::DelegateFailed, "%s: kernel %u, stride %u, dilation %u must be > 0",
+                 axis, kernel, stride, dilation);
+  }
+  if (adjustment >= stride) {
+    return Error(ErrorCode::DelegateFailed, "%s: adjustment %u must be below the stride %u", axis,
+                 adjustment, stride);
+  }
+  // Each term is below 2^32 * 2^31, so the sum fits in int64 but must be checked for size.
+  const int64_t span = int64_t{dilation} * (kernel - 1) + 1;
+  const int64_t full = int64_t{stride} * (in == 0 ? 0 : in - 1) + adjustment + span;
+  const int64_t pads = int64_t{pad_a} + pad_b;
+  return in == 0 ? 0 : (full > pads ? full - pads : 0);
+}
+
+Error deconvolution(const Node& n, const Dims* in, Dims& out) {
+  const Dims& x = in[0];
+  const Dims& w = in[1];
+  if (n.groups == 0 || n.group_input_channels == 0 || n.group_output_channels == 0) {
+    return Error(ErrorCode::DelegateFailed, "groups %u x %u -> %u channels must be > 0",
+                 n.groups, n.group_input_channels, n.group_output_channels);
+  }
+  const int64_t cin = int64_t{n.groups} * n.group_input_channels;
+  const int64_t cout = int64_t{n.groups} * n.group_output_channels;
+  if (x.rank != 4) return bad("input must be 4-D (NHWC)", x, w);
+  if (w.rank != 4 || w.d[0] != cout || w.d[1] != static_cast<int64_t>(n.kernel_h) ||
+      w.d[2] != static_cast<int64_t>(n.kernel_w) ||
+      w.d[3] != static_cast<int64_t>(n.group_input_channels)) {
+    return bad("filter is not [groups * Cout/groups, KH, KW, Cin/groups]", x, w);
+  }
+  if (x.d[3] != cin) return bad("input channels differ from the node's", x, w);
+  if (n.inputs[2] != kNoValue && in[2].numel() != cout) {
+    return bad("bias size differs from the output channels", w, in[2]);
+  }
+  ETKIT_ASSIGN_OR_RETURN(const int64_t oh,
+                         deconv_out(x.d[1], n.pad_top, n.pad_bottom, n.kernel_h, n.stride_h,
+                                    n.dilation_h, n.adjustment_h, "height"));
+  ETKIT_ASSIGN_OR_RETURN(const int64_t ow,
+                         deconv_out(x.d[2], n.pad_left, n.pad_right, n.kernel_w, n.stride_w,
+                                    n.dilation_w, n.adjustment_w, "width"));
+  out.rank = 4;
+  out.d[0] = x.d[0];
+  ETKIT_TRY(set_dim(out, 1, oh));
+  ETKIT_TRY(set_dim(out, 2, ow));
+  return set_dim(out, 3, cout);
+}
+
 }  // namespace
 
 Dims dims_of(const Value& v) {
@@ -94,7 +146,6 @@ bool has_shape_rule(NodeKind kind) {
   switch (kind) {
     case NodeKind::ArgMaxPooling2d:
     case NodeKind::ScaledDotProductAttention:
-    case NodeKind::ConvTranspose2d:
     case NodeKind::None: return false;
     default: return true;
   }
@@ -296,9 +347,9 @@ Error infer_output_dims(const Node& n, const Dims* in, Dims& out) {
       out = in[0];
       ETKIT_TRY(set_dim(out, 1, n.new_height));
       return set_dim(out, 2, n.new_width);
+    case NodeKind::ConvTranspose2d: return deconvolution(n, in, out);
     case NodeKind::ArgMaxPooling2d:
     case NodeKind::ScaledDotProductAttention:
-    case NodeKind::ConvTranspose2d:
     case NodeKind::None:
       return Error(ErrorCode::NotSupported, "no shape rule");
     default:  // unary nodes, clamp, convert, copy, softmax

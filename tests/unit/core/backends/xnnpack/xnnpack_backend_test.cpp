@@ -186,14 +186,14 @@ TEST_CASE("xnnpack backend: unsupported node kinds and datatypes fail at init, n
   {
     TestGraph g;
     const uint32_t x = g.input({1, 2, 2, 1});
-    const uint32_t f = g.constant({1, 1, 1, 1}, {1});
-    const uint32_t out = g.output({1, 2, 2, 1});
-    auto node = fbx::Create_XNNNodeConv(g.fbb(), 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, x,
-                                        f, kNoValue, out, 0);
-    g.node(U::XNNConvTranspose2d, node.Union(), 1);
+    const uint32_t out = g.output({1, 1, 1, 1});
+    const uint32_t index = g.value(fbx::XNNDatatype::xnn_datatype_int32, {1, 1, 1, 1}, 0);
+    auto node = fbx::CreateXNNArgMaxPooling2d(g.fbb(), 0, 0, 0, 0, 2, 2, x, out, index, 0);
+    g.node(U::XNNArgMaxPooling2d, node.Union(), 1);
     Runner r(g.finish());
     REQUIRE_FALSE(r.ok());
-    CHECK(r.init_error().find("node 0 (ConvTranspose2d)") != std::string::npos);
+    INFO(r.init_error());
+    CHECK(r.init_error().find("node 0 (ArgMaxPooling2d)") != std::string::npos);
   }
   {
     TestGraph g;
