@@ -133,9 +133,10 @@ function dumpSection(dump,span){
  dump.iterations.forEach(function(m){var tr=el('tr');[m.method,m.iterations,ms(m.total_ns),ms(m.p50_ns),ms(m.p90_ns)].forEach(function(v,i){
   tr.appendChild(el('td',i?{}:{class:'t'},v));});it.appendChild(tr);});main.appendChild(it);
  (dump.stats&&dump.stats.warnings||[]).forEach(function(w){main.appendChild(el('p',{class:'note'},w));});
- var tl=dump.timeline;
- section('Timeline: '+tl.method+', iteration '+tl.iteration+' ('+ms(tl.time_ns)+')');
- timeline(main,tl,span);
+ var tl=dump.timeline||{iteration:'-',spans:[]};
+ if(dump.timeline){section('Timeline: '+tl.method+', iteration '+tl.iteration+' ('+ms(tl.time_ns)+')');
+  timeline(main,tl,span);}
+ else{section('Timeline');main.appendChild(el('p',{class:'muted'},'No measured complete iteration to draw.'));}
  section('Top operators');
  table(main,find(dump.stats,'operator_summary'),'operator-rows','total');
  table(main,find(dump.stats,'stats'),'stats-rows','total');
@@ -159,7 +160,7 @@ if(cmp){section('Comparison: '+data.dumps[0].path+' (a) and '+data.dumps[1].path
   table(main,find(cmp.compare,'compare'),'compare-rows',null,function(r){return r.status&&r.status!=='ok'?'bad':'';});
   table(main,find(cmp.compare,'compare_summary'),'compare-rows',null);}}
 // Both timelines on one time axis, so that they line up.
-var span=0;if(cmp)data.dumps.forEach(function(d){span=Math.max(span,d.timeline.time_ns);});
+var span=0;if(cmp)data.dumps.forEach(function(d){if(d.timeline)span=Math.max(span,d.timeline.time_ns);});
 data.dumps.forEach(function(d){dumpSection(d,span||0);});
 for(var k in counts)body.setAttribute('data-'+k,String(counts[k]));
 body.setAttribute('data-errors',String(errors));body.setAttribute('data-rendered','1');

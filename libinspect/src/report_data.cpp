@@ -283,10 +283,14 @@ Result<std::string> report_data_json(const std::vector<ReportDump>& dumps,
   for (const ReportDump& dump : dumps) {
     const auto methods = iterations_of(*dump.trace, dump.selected);
     std::string method;
-    Result<Iteration> iteration = pick_iteration(*dump.trace, methods, options, method);
-    if (!iteration.ok()) return iteration.error();
-    json delegates;
-    json timeline = timeline_json(dump, *iteration, method, options, delegates);
+    json delegates = json::array();
+    json timeline(nullptr);
+    // Nothing measured and nothing asked for: a page without a timeline, not an error.
+    if (!methods.empty() || options.iteration >= 0 || !options.method.empty()) {
+      Result<Iteration> iteration = pick_iteration(*dump.trace, methods, options, method);
+      if (!iteration.ok()) return iteration.error();
+      timeline = timeline_json(dump, *iteration, method, options, delegates);
+    }
     list.push_back({{"path", dump.trace->path},
                     {"info", tables_json(dump.info, {})},
                     {"iterations", iterations_json(methods)},

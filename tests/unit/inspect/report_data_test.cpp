@@ -99,6 +99,20 @@ TEST_CASE("report data: --iteration picks one; a missing one is an error naming 
         "d.etdump: no measured complete iteration of method 'encode' to draw a timeline of");
 }
 
+TEST_CASE("report data: no measured iteration gives no timeline, unless one is asked for") {
+  const Trace trace = three_iterations();
+  ReportDump d;
+  d.trace = &trace;  // nothing selected
+  Result<std::string> r = report_data_json({d}, nullptr, {});
+  REQUIRE(r.ok());
+  const nlohmann::json doc = nlohmann::json::parse(*r);
+  CHECK(doc["dumps"][0]["timeline"].is_null());
+  CHECK(doc["dumps"][0]["iterations"].empty());
+  ReportOptions options;
+  options.iteration = 0;
+  CHECK(!report_data_json({d}, nullptr, options).ok());
+}
+
 TEST_CASE("report data: beyond max_spans the longest spans stay, the rest are summed by name") {
   const Trace trace = three_iterations();
   ReportOptions options;

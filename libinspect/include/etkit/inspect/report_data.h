@@ -72,7 +72,8 @@ struct ReportComparison {
 };
 
 /// The report's JSON document: `{"etkit_report": 1, "dumps": [...], "comparison": {...}}`
-/// (comparison only for two dumps). Errors: `InvalidArgument` naming the dump when
+/// (comparison only for two dumps); a dump without a measured complete iteration has a null
+/// `timeline` unless `options` asks for an iteration or a method. Errors: `InvalidArgument` naming the dump when
 /// `options.iteration` or `options.method` names no measured complete iteration of it.
 Result<std::string> report_data_json(const std::vector<ReportDump>& dumps,
                                      const ReportComparison* comparison,
