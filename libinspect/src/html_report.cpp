@@ -134,9 +134,10 @@ function dumpSection(dump,span){
   tr.appendChild(el('td',i?{}:{class:'t'},v));});it.appendChild(tr);});main.appendChild(it);
  (dump.stats&&dump.stats.warnings||[]).forEach(function(w){main.appendChild(el('p',{class:'note'},w));});
  var tl=dump.timeline||{iteration:'-',spans:[]};
- if(dump.timeline){section('Timeline: '+tl.method+', iteration '+tl.iteration+' ('+ms(tl.time_ns)+')');
-  timeline(main,tl,span);}
- else{section('Timeline');main.appendChild(el('p',{class:'muted'},'No measured complete iteration to draw.'));}
+ // A comparison (span > 0) draws both timelines together, above.
+ if(!span&&dump.timeline){section('Timeline: '+tl.method+', iteration '+tl.iteration+' ('+ms(tl.time_ns)+')');
+  timeline(main,tl,0);}
+ else if(!span){section('Timeline');main.appendChild(el('p',{class:'muted'},'No measured complete iteration to draw.'));}
  section('Top operators');
  table(main,find(dump.stats,'operator_summary'),'operator-rows','total');
  table(main,find(dump.stats,'stats'),'stats-rows','total');
@@ -159,8 +160,12 @@ if(cmp){section('Comparison: '+data.dumps[0].path+' (a) and '+data.dumps[1].path
  if(cmp.compare){main.appendChild(el('p',{},'Values: '+cmp.compare_verdict));
   table(main,find(cmp.compare,'compare'),'compare-rows',null,function(r){return r.status&&r.status!=='ok'?'bad':'';});
   table(main,find(cmp.compare,'compare_summary'),'compare-rows',null);}}
-// Both timelines on one time axis, so that they line up.
+// Both timelines on one time axis, one above the other, so that they line up.
 var span=0;if(cmp)data.dumps.forEach(function(d){if(d.timeline)span=Math.max(span,d.timeline.time_ns);});
+if(span){section('Timelines on one axis');['a','b'].forEach(function(side,i){var tl=data.dumps[i].timeline;
+ if(!tl){main.appendChild(el('p',{class:'muted'},side+': no measured complete iteration to draw.'));return;}
+ main.appendChild(el('h3',{},side+': '+data.dumps[i].path+', '+tl.method+', iteration '+tl.iteration+' ('+ms(tl.time_ns)+')'));
+ timeline(main,tl,span);});}
 data.dumps.forEach(function(d){dumpSection(d,span||0);});
 for(var k in counts)body.setAttribute('data-'+k,String(counts[k]));
 body.setAttribute('data-errors',String(errors));body.setAttribute('data-rendered','1');
