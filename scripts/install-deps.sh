@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what etkit needs to build and test, from Debian 12 packages (run as root).
 # Google Benchmark and Eigen (--bench) are only needed for -DETKIT_BUILD_BENCH=ON; clang and its
-# libFuzzer runtime (--fuzz) for -DETKIT_FUZZ=ON (scripts/fuzz.sh). Flags combine.
+# libFuzzer runtime (--fuzz) for -DETKIT_FUZZ=ON (scripts/fuzz.sh); chromium (--browser) for the
+# headless-browser test of etdump-inspect's HTML report (required when CI=true). Flags combine.
 set -euo pipefail
 packages=(
   cmake g++ make
@@ -11,12 +12,14 @@ packages=(
   libre2-dev                                # event filters (tracing)
   zlib1g-dev                                # deflated entries of ETRecord zips
   doctest-dev                               # unit tests
+  jq                                        # tests read the HTML report's JSON island
 )
 for flag in "$@"; do
   case $flag in
     --bench) packages+=(libbenchmark-dev libeigen3-dev) ;;
     --fuzz) packages+=(clang libclang-rt-dev) ;;
-    *) echo "install-deps: unknown flag '$flag' (flags: --bench, --fuzz)" >&2; exit 2 ;;
+    --browser) packages+=(chromium) ;;
+    *) echo "install-deps: unknown flag '$flag' (flags: --bench, --fuzz, --browser)" >&2; exit 2 ;;
   esac
 done
 missing=()

@@ -1,5 +1,5 @@
-// `etdump-inspect export DUMP --format chrome -o FILE`: a Chrome trace JSON for Perfetto UI
-// and chrome://tracing.
+// `etdump-inspect export DUMP --format chrome|folded -o FILE`: a Chrome trace JSON for Perfetto
+// UI and chrome://tracing, or folded stacks for flame-graph tools.
 
 #include <cstdio>
 #include <memory>
@@ -8,6 +8,7 @@
 
 #include "etdump_inspect.h"
 #include "etkit/inspect/chrome_trace.h"
+#include "etkit/inspect/folded_stacks.h"
 #include "etkit/tools/diagnostics.h"
 #include "etkit/tools/output_file.h"
 
@@ -25,10 +26,12 @@ Subcommand add_export(CLI::App& app) {
   auto options = std::make_shared<ExportOptions>();
   options->format = "chrome";
   CLI::App* cmd = app.add_subcommand(
-      "export", "Write a dump as a Chrome trace JSON (Perfetto UI, chrome://tracing)");
+      "export", "Write a dump as a Chrome trace JSON (Perfetto UI, chrome://tracing) or as "
+                "folded stacks (flame graphs)");
   cmd->add_option("dumps", options->dumps, "ETDump file")->required()->expected(1);
-  cmd->add_option("--format", options->format, "Export format: chrome (the default)")
-      ->check(CLI::IsMember({"chrome"}));
+  cmd->add_option("--format", options->format, "Export format: chrome (the default) or folded (flame-graph "
+                  "stacks, self time in ns)")
+      ->check(CLI::IsMember({"chrome", "folded"}));
   cmd->add_option("-o,--output", options->output, "Output file; - for stdout (the default)");
   add_selection_flags(*cmd, *options);
   add_program_flag(*cmd, *options);
@@ -43,7 +46,9 @@ Subcommand add_export(CLI::App& app) {
             std::vector<size_t> selected;
             if (!select(traces[0], *options, false, selected)) return kExitUsage;
             for (const std::string& w : dump_warnings(traces[0])) print_warning(kEtdumpInspect, w);
-            const std::string text = inspect::chrome_trace_json(traces[0], selected, m);
+            const std::string text = options->format == "folded"
+                                         ? inspect::folded_stacks(traces[0], selected)
+                                         : inspect::chrome_trace_json(traces[0], selected, m);
             if (options->output == "-") {
               std::fwrite(text.data(), 1, text.size(), stdout);
               return kExitOk;

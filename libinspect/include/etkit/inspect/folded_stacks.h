@@ -1,0 +1,26 @@
+#pragma once
+
+// Folded stacks (`etdump-inspect export --format folded`), the input of flame-graph tools
+// (flamegraph.pl, speedscope, inferno): one line per distinct stack, `frame;frame;... COUNT`.
+// The frames are the method (`METHOD:load` for a load block), then the enclosing events from
+// the outermost in, each by its name, except an instruction's own event, written `OP@INDEX`
+// (`addmm.out@0`, `delegate@2`) so that instructions stay apart. COUNT is the stack's self time
+// in whole nanoseconds (the event's duration minus its direct children's, `TraceEvent::self_ns`),
+// summed over the selected events with that stack and rounded once. Device events are left out:
+// they overlap the host time of their instruction. A `;` in a name is written `:` and whitespace
+// `_`, so that every line parses. Lines are sorted by stack, so the output is deterministic; a
+// stack whose self time rounds to 0 is left out.
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "etkit/inspect/trace.h"
+
+namespace etkit::inspect {
+
+/// The folded stacks of the `selected` events of `trace` (see the file comment); every line ends
+/// with a newline.
+std::string folded_stacks(const Trace& trace, const std::vector<size_t>& selected);
+
+}  // namespace etkit::inspect

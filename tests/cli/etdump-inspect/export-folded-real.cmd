@@ -1,0 +1,1 @@
+etdump-inspect export $FIXTURES/etdump/et-tutorial-cnn.etdp --format folded | head -12

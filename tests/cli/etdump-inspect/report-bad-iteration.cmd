@@ -1,0 +1,1 @@
+cd $CASE_TMP && trace-run $SAMPLES/mlp.pte --etdump x.etdump --clock fake --iterations 3 >/dev/null && etdump-inspect report x.etdump --iteration 3 -o r.html; echo "exit $?"; test ! -e r.html && echo "no page written"

@@ -1,0 +1,1 @@
+cd $CASE_TMP && trace-run $SAMPLES/mlp.pte --etdump x.etdump --clock fake --iterations 3 >/dev/null && etdump-inspect report x.etdump --iterations 5: -o r.html && $SRC/tests/cli/report_island.sh r.html '.dumps[0] | {timeline, iterations, distribution, stats_rows: [.stats.tables[].rows | length]}'

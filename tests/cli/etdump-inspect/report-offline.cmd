@@ -1,0 +1,1 @@
+cd $CASE_TMP && etdump-inspect report $SRC/$FIXTURES/etdump/et-tutorial-cnn.etdp -o r.html && ! grep -qE 'https?:' r.html && ! grep -qiE '<(link|img|iframe)|src=|@import|url\(' r.html && echo "offline: no URL, no external resource" && grep -c 'id="etkit-data"' r.html

@@ -1,0 +1,1 @@
+cd $CASE_TMP && etdump-inspect report $SRC/$FIXTURES/etdump/et-tutorial-cnn.etdp -o r.html && $SRC/tests/cli/report_island.sh r.html '{iterations: .dumps[0].iterations, timeline: (.dumps[0].timeline | del(.spans) + {spans: .spans[:4]}), operators: [.dumps[0].distribution[] | {operator, iterations, total_ns}]}'

@@ -1,0 +1,1 @@
+etdump-inspect report - < $FIXTURES/etdump/et-tutorial-cnn.etdp
