@@ -10,6 +10,7 @@ packages=(
   nlohmann-json3-dev                        # JSON output in tools
   libre2-dev                                # event filters (tracing)
   zlib1g-dev                                # deflated entries of ETRecord zips
+  libsqlite3-dev                            # etdump-inspect export --format sqlite, query
   doctest-dev                               # unit tests
 )
 for flag in "$@"; do
