@@ -4,8 +4,7 @@
 
 namespace etkit::inspect {
 
-uint64_t fnv1a64(std::span<const uint8_t> bytes) {
-  uint64_t h = 0xcbf29ce484222325ull;
+uint64_t fnv1a64(std::span<const uint8_t> bytes, uint64_t h) {
   for (uint8_t b : bytes) {
     h ^= b;
     h *= 0x100000001b3ull;
@@ -13,10 +12,10 @@ uint64_t fnv1a64(std::span<const uint8_t> bytes) {
   return h;
 }
 
-std::string content_hash(std::span<const uint8_t> bytes) {
+std::string content_hash(std::span<const uint8_t> dump, std::span<const uint8_t> debug_buffer) {
   char text[32];
   std::snprintf(text, sizeof text, "fnv1a64:%016llx",
-                static_cast<unsigned long long>(fnv1a64(bytes)));
+                static_cast<unsigned long long>(fnv1a64(debug_buffer, fnv1a64(dump))));
   return text;
 }
 

@@ -1,13 +1,27 @@
 #include "etkit/inspect/sqlite_query.h"
 
 #include <cctype>
+#include <filesystem>
+#include <system_error>
 
 #include "sqlite_handle.h"
 
 namespace etkit::inspect {
 
 Result<Table> sqlite_query(const std::string& path, const std::string& sql) {
+  // SQLite's own message for a missing file ("unable to open database file") does not say why.
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) {
+    return Error(ErrorCode::AccessFailed, "%s: cannot open database: no such file",
+                 path.c_str());
+  }
   ETKIT_ASSIGN_OR_RETURN(sqlite::Db db, sqlite::Db::open(path, SQLITE_OPEN_READONLY));
+  // SQLite reads a file lazily: read its schema now, so that a file that is not a database is
+  // said to be one rather than passing a statement that touches no table (SELECT 1).
+  if (sqlite3_exec(db.get(), "SELECT count(*) FROM sqlite_master", nullptr, nullptr, nullptr) !=
+      SQLITE_OK) {
+    return db.error(ErrorCode::InvalidData, "not a SQLite database");
+  }
   const char* tail = nullptr;
   sqlite3_stmt* raw = nullptr;
   const int rc = sqlite3_prepare_v2(db.get(), sql.c_str(), static_cast<int>(sql.size()), &raw,

@@ -50,9 +50,21 @@ void parse(const Shared& shared, Parsed& out) {
     out.error = file.error().with_context("%s", out.path.c_str());
     return;
   }
-  out.hash = inspect::content_hash(file->data());
+  // The debug buffer beside the dump is part of its identity (values differ there only).
+  const std::string buffer_path = debug_buffer_path_for(out.path);
+  if (std::filesystem::exists(buffer_path)) {
+    Result<inspect::DebugBuffer> buffer = inspect::DebugBuffer::open(buffer_path);
+    if (!buffer.ok()) {
+      out.error = buffer.error();
+      return;
+    }
+    out.buffer.emplace(std::move(buffer).get());
+  }
+  out.hash = inspect::content_hash(file->data(), out.buffer ? out.buffer->bytes()
+                                                            : std::span<const uint8_t>());
   if (!shared.options->replace && shared.existing->count(out.hash) != 0) {
     out.present = true;
+    out.buffer.reset();
     return;
   }
   Result<inspect::TraceReader> reader = inspect::TraceReader::over(file->data(), out.path);
@@ -68,15 +80,6 @@ void parse(const Shared& shared, Parsed& out) {
   if (shared.map != nullptr) {
     out.error = inspect::name_operators(trace, *shared.map);
     if (!out.error.ok()) return;
-  }
-  const std::string buffer_path = debug_buffer_path_for(out.path);
-  if (std::filesystem::exists(buffer_path)) {
-    Result<inspect::DebugBuffer> buffer = inspect::DebugBuffer::open(buffer_path);
-    if (!buffer.ok()) {
-      out.error = buffer.error();
-      return;
-    }
-    out.buffer.emplace(std::move(buffer).get());
   }
   out.trace.emplace(std::move(trace));
 }

@@ -20,5 +20,12 @@ TEST_CASE("content_hash: FNV-1a 64 of the published test vectors") {
   CHECK(content_hash(bytes_of("")) == "fnv1a64:cbf29ce484222325");
 }
 
+TEST_CASE("content_hash: the debug buffer's bytes continue the dump's") {
+  // Hashing "foo" then "bar" is hashing "foobar": a dump with a different buffer differs.
+  CHECK(fnv1a64(bytes_of("bar"), fnv1a64(bytes_of("foo"))) == 0x85944171f73967e8ull);
+  CHECK(content_hash(bytes_of("foo"), bytes_of("bar")) == "fnv1a64:85944171f73967e8");
+  CHECK(content_hash(bytes_of("foo"), bytes_of("bar")) != content_hash(bytes_of("foo")));
+}
+
 }  // namespace
 }  // namespace etkit::inspect

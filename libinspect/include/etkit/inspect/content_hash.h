@@ -1,8 +1,10 @@
 #pragma once
 
-// The content hash that names a dump in a database (sqlite_export.h): FNV-1a 64 of the file's
-// bytes, written "fnv1a64:<16 lower-case hex digits>". Not a cryptographic hash: it tells apart
-// the dumps of one farm, it does not resist someone forging a collision.
+// The content hash that names a dump in a database (sqlite_export.h): FNV-1a 64 of the dump's
+// bytes followed by those of its debug buffer (the logged values' payloads live there, so two
+// runs that differ only in their values still differ), written "fnv1a64:<16 lower-case hex
+// digits>". Not a cryptographic hash: it tells apart the dumps of one farm, it does not resist
+// someone forging a collision.
 
 #include <cstdint>
 #include <span>
@@ -10,10 +12,16 @@
 
 namespace etkit::inspect {
 
-/// FNV-1a 64 of `bytes` (offset basis 0xcbf29ce484222325, prime 0x100000001b3).
-uint64_t fnv1a64(std::span<const uint8_t> bytes);
+/// The FNV-1a 64 offset basis: the hash of no bytes.
+inline constexpr uint64_t kFnv1a64Basis = 0xcbf29ce484222325ull;
 
-/// "fnv1a64:" and `fnv1a64(bytes)` as 16 hex digits.
-std::string content_hash(std::span<const uint8_t> bytes);
+/// FNV-1a 64 of `bytes` (prime 0x100000001b3), continuing from `h` (the hash of the bytes
+/// before them).
+uint64_t fnv1a64(std::span<const uint8_t> bytes, uint64_t h = kFnv1a64Basis);
+
+/// "fnv1a64:" and the FNV-1a 64 of `dump` then `debug_buffer` (empty when there is none), as 16
+/// hex digits.
+std::string content_hash(std::span<const uint8_t> dump,
+                         std::span<const uint8_t> debug_buffer = {});
 
 }  // namespace etkit::inspect

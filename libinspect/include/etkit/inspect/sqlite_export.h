@@ -134,7 +134,7 @@ enum class InsertOutcome { Added, Replaced, AlreadyPresent };
 /// are joined through. Borrowed for the call only.
 struct DumpRecord {
   const Trace* trace = nullptr;
-  std::string hash;                    ///< `content_hash` of the dump's bytes.
+  std::string hash;  ///< `content_hash` of the dump's bytes and its debug buffer's.
   const DebugBuffer* buffer = nullptr;  ///< null: values get no statistics.
   const DebugMap* map = nullptr;        ///< null: no debug handles.
   std::span<const DumpTag> tags;
