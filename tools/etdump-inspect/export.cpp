@@ -63,7 +63,8 @@ Subcommand add_export(CLI::App& app) {
   cmd->add_option("--tag", options->tags,
                   "sqlite: label every dump of this export with KEY=VALUE (repeatable: device, "
                   "commit, model)")
-      ->type_name("KEY=VALUE");
+      ->type_name("KEY=VALUE")
+      ->allow_extra_args(false);  // one value per --tag: the dumps that follow stay dumps
   cmd->add_flag("--replace", options->replace,
                 "sqlite: replace a dump already in the database (same content hash) instead of "
                 "skipping it");
