@@ -164,8 +164,11 @@ Error SqliteWriter::Impl::write(const DumpRecord& dump, int64_t id, InsertCounts
     }
     if (e.chain >= 0) s.bind(8, int64_t{e.chain});
     if (e.instruction >= 0) s.bind(9, int64_t{e.instruction});
-    // Parents come before their children in a block's start order.
-    if (e.parent >= 0) s.bind(10, event_ids[static_cast<size_t>(e.parent)]);
+    // Parents come before their children in a block's start order (trace.h), so their ids are
+    // known; a parent that did not would be left NULL rather than named wrongly.
+    if (e.parent >= 0 && static_cast<size_t>(e.parent) < i) {
+      s.bind(10, event_ids[static_cast<size_t>(e.parent)]);
+    }
     s.bind(11, static_cast<int64_t>(e.depth));
     s.bind(12, int64_t{e.delegate ? 1 : 0});
     const std::string_view device = event_device(e);
@@ -300,6 +303,9 @@ Result<SqliteWriter> SqliteWriter::open(const std::string& path) {
                    path.c_str(), v.c_str(), kSqliteSchemaVersion);
     }
   }
+  // A 32 MiB page cache: the events' indexes are keyed by name and operator, so each dump's
+  // rows land all over them; with SQLite's 2 MiB default most inserts would read a page back.
+  ETKIT_TRY(db.exec("PRAGMA cache_size = -32768"));
   ETKIT_TRY(impl->prepare_all());
   return SqliteWriter(std::move(impl));
 }

@@ -114,6 +114,7 @@ CREATE INDEX events_by_dump ON events (dump_id, block);
 CREATE INDEX events_by_operator ON events (operator, dump_id);
 CREATE INDEX events_by_name ON events (name, dump_id);
 CREATE INDEX logged_values_by_dump ON logged_values (dump_id, block);
+CREATE INDEX logged_values_with_nan ON logged_values (dump_id) WHERE nan > 0;
 )sql";
 
 /// A `--tag KEY=VALUE` label of a dump.
