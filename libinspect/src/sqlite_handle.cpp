@@ -1,5 +1,7 @@
 #include "sqlite_handle.h"
 
+#include <filesystem>
+#include <system_error>
 #include <utility>
 
 namespace etkit::inspect::sqlite {
@@ -18,6 +20,16 @@ Db::~Db() {
 }
 
 Result<Db> Db::open(const std::string& path, int flags) {
+  // SQLite says "unable to open database file" for each of these: say which it is.
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    return Error(ErrorCode::AccessFailed, "%s: is a directory, not a database", path.c_str());
+  }
+  const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+  if (!parent.empty() && !std::filesystem::is_directory(parent, ec)) {
+    return Error(ErrorCode::AccessFailed, "%s: cannot open database: no such directory '%s'",
+                 path.c_str(), parent.c_str());
+  }
   Db db;
   db.path_ = path;
   const int rc = sqlite3_open_v2(path.c_str(), &db.db_, flags, nullptr);

@@ -26,7 +26,8 @@ class Db {
   ~Db();
 
   /// Opens `path` with SQLite's `flags` (SQLITE_OPEN_READONLY, ...). Errors: `AccessFailed`
-  /// ("PATH: cannot open database: ...").
+  /// ("PATH: is a directory, not a database", "PATH: cannot open database: no such directory
+  /// 'runs'", "PATH: cannot open database: ...").
   static Result<Db> open(const std::string& path, int flags);
 
   /// Runs `sql` (one or more statements, no results). Errors: `InvalidData` ("PATH: SQL: ...").
