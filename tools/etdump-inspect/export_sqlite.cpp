@@ -3,9 +3,14 @@
 // parsed in parallel while this thread, the one writer, inserts the previous ones in order, one
 // transaction per dump; at most two windows of --jobs dumps are in memory, whatever their
 // number. A dump that cannot be read or parsed is reported, naming the file, and skipped; the
-// others go on, and the exit code says some were skipped.
+// others go on, and the exit code says some were skipped. SIGINT or SIGTERM stops the batch
+// between two dumps: every dump written so far is whole, the summary says how far it got, and
+// the exit status is 130.
+
+#include <signal.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <filesystem>
 #include <optional>
@@ -25,6 +30,34 @@
 namespace etkit::tools {
 
 namespace {
+
+std::atomic<bool> g_stop{false};
+static_assert(std::atomic<bool>::is_always_lock_free, "a signal handler needs a lock-free flag");
+
+void on_stop(int) { g_stop.store(true, std::memory_order_relaxed); }
+
+// SIGINT and SIGTERM set `g_stop` while an export runs; the previous handlers come back after.
+class StopOnSignal {
+ public:
+  StopOnSignal() {
+    struct sigaction action {};
+    action.sa_handler = on_stop;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = SA_RESTART;  // SQLite's reads and writes in progress complete
+    sigaction(SIGINT, &action, &old_int_);
+    sigaction(SIGTERM, &action, &old_term_);
+  }
+  ~StopOnSignal() {
+    sigaction(SIGINT, &old_int_, nullptr);
+    sigaction(SIGTERM, &old_term_, nullptr);
+  }
+  StopOnSignal(const StopOnSignal&) = delete;
+  StopOnSignal& operator=(const StopOnSignal&) = delete;
+
+ private:
+  struct sigaction old_int_ {};
+  struct sigaction old_term_ {};
+};
 
 // One dump, parsed by a worker for the writer.
 struct Parsed {
@@ -145,6 +178,9 @@ int run_export_sqlite(const ExportOptions& options) {
     parallel_for(out.size(), options.jobs, [&](size_t i) { parse(shared, out[i]); });
   };
 
+  const StopOnSignal stop_on_signal;
+  g_stop.store(false, std::memory_order_relaxed);
+  bool stopped = false;
   uint64_t added = 0, replaced = 0, present = 0, skipped = 0, events = 0, values = 0;
   int skipped_code = kExitOk;
   std::vector<Parsed> current, next;
@@ -155,6 +191,10 @@ int run_export_sqlite(const ExportOptions& options) {
     Error fatal;
     for (Parsed& p : current) {
       if (!fatal.ok()) break;
+      if (g_stop.load(std::memory_order_relaxed)) {
+        stopped = true;
+        break;
+      }
       if (!p.error.ok()) {
         print_error(kEtdumpInspect, std::string(p.error.message()) + " (skipped)");
         skipped_code = std::max(skipped_code, exit_code_for(p.error));
@@ -191,6 +231,7 @@ int run_export_sqlite(const ExportOptions& options) {
     }
     if (ahead.joinable()) ahead.join();
     if (!fatal.ok()) return report(kEtdumpInspect, fatal);
+    if (stopped) break;
     std::swap(current, next);
   }
   std::string summary = options.output + ": " + count_text(added, "dump", "dumps") + " added";
@@ -199,7 +240,13 @@ int run_export_sqlite(const ExportOptions& options) {
              count_text(values, "value", "values") + ")";
   if (present != 0) summary += ", " + std::to_string(present) + " already present";
   if (skipped != 0) summary += ", " + std::to_string(skipped) + " skipped";
+  if (stopped) {
+    summary += "; interrupted after " + std::to_string(added + replaced + present + skipped) +
+               " of " + std::to_string(n) + " dumps";
+  }
   std::printf("%s\n", summary.c_str());
+  std::fflush(stdout);
+  if (stopped) return kExitInterrupted;
   return skipped_code;
 }
 
