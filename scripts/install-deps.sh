@@ -11,6 +11,7 @@ packages=(
   nlohmann-json3-dev                        # JSON output in tools
   libre2-dev                                # event filters (tracing)
   zlib1g-dev                                # deflated entries of ETRecord zips
+  libsqlite3-dev                            # etdump-inspect export --format sqlite, query
   doctest-dev                               # unit tests
   jq                                        # tests read the HTML report's JSON island
 )

@@ -132,6 +132,16 @@ bool method_map(const DumpOptions& options, inspect::MethodMap& map);
 /// The exit code of a verdict: 0 pass, 1 fail, 4 incomplete.
 int verdict_exit_code(inspect::Verdict verdict);
 
+/// Flags of `export` (export.cpp): --format chrome (one dump) or sqlite (many dumps into one
+/// database, export_sqlite.cpp).
+struct ExportOptions : DumpOptions {
+  std::string output = "-";
+  std::vector<std::string> tags;  ///< --tag KEY=VALUE items (sqlite).
+  bool replace = false;           ///< --replace (sqlite).
+};
+/// `export --format sqlite`: appends every dump to the database `options.output`; the exit code.
+int run_export_sqlite(const ExportOptions& options);
+
 /// Subcommands: each adds itself to `app` and returns the callback that runs it.
 struct Subcommand {
   CLI::App* app = nullptr;
@@ -145,5 +155,6 @@ Subcommand add_values(CLI::App& app);
 Subcommand add_compare(CLI::App& app);
 Subcommand add_info(CLI::App& app);
 Subcommand add_report(CLI::App& app);
+Subcommand add_query(CLI::App& app);
 
 }  // namespace etkit::tools

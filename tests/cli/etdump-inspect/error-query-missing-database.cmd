@@ -1,0 +1,1 @@
+cd $CASE_TMP && etdump-inspect query runs.db 'SELECT 1'; echo "exit $?"; ls

@@ -1,0 +1,2 @@
+# query opens the database read-only: a statement that writes fails, and nothing is deleted
+cd $CASE_TMP && trace-run $SAMPLES/mlp.pte --etdump x.etdump --clock fake --iterations 3 >/dev/null && etdump-inspect export --format sqlite -o runs.db x.etdump >/dev/null && etdump-inspect query runs.db 'DELETE FROM events'; echo "exit $?"; etdump-inspect query runs.db 'SELECT count(*) AS events FROM events'

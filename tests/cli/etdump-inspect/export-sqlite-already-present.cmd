@@ -1,0 +1,3 @@
+# Appending: a dump already in the database (same bytes, any name) is skipped with a warning;
+# --replace writes it again, under a new dump_id
+cd $CASE_TMP && trace-run $SAMPLES/mlp.pte --etdump x.etdump --clock fake --iterations 3 >/dev/null && cp x.etdump copy.etdump && etdump-inspect export --format sqlite -o runs.db x.etdump && etdump-inspect export --format sqlite -o runs.db copy.etdump x.etdump && etdump-inspect export --format sqlite -o runs.db x.etdump --replace --tag run=2 && etdump-inspect query runs.db "SELECT d.dump_id, d.path, d.events, (SELECT count(*) FROM events) AS all_events, t.value AS run FROM dumps d LEFT JOIN tags t USING (dump_id)"

@@ -1,0 +1,3 @@
+# A truncated dump, a text file and a missing file in a batch: each reported and skipped, the two
+# good dumps written; exit 3 (some were corrupt)
+cd $CASE_TMP && trace-run $SAMPLES/mlp.pte --etdump x.etdump --clock fake --iterations 3 >/dev/null && LC_ALL=C sed 's/ticks_per_second=1000000000/ticks_per_second=0500000000/' x.etdump > slow.etdump && head -c 200 x.etdump > truncated.etdump && echo hello > text.etdump && etdump-inspect export --format sqlite -o runs.db x.etdump truncated.etdump text.etdump missing.etdump slow.etdump --jobs 2; echo "exit $?"; etdump-inspect query runs.db "SELECT dump_id, path, events FROM dumps ORDER BY dump_id"
