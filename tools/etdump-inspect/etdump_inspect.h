@@ -144,5 +144,6 @@ Subcommand add_export(CLI::App& app);
 Subcommand add_values(CLI::App& app);
 Subcommand add_compare(CLI::App& app);
 Subcommand add_info(CLI::App& app);
+Subcommand add_memory(CLI::App& app);
 
 }  // namespace etkit::tools
