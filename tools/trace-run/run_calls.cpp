@@ -255,6 +255,10 @@ int run_calls(const ProgramFile& file, const TraceRunOptions& options) {
     for (const std::string& name : called) list.emplace_back(name, loaded.at(name).memory_use());
     return list;
   };
+  // Times are shown when asked for (--iterations, --warmup) or when a call repeats (a loop).
+  const bool timed_report =
+      options.timing_requested ||
+      std::any_of(calls.begin(), calls.end(), [](const CallSpec& c) { return c.repeat > 1; });
   std::vector<double> scratch;
   const inspect::TimingSummary sequence = inspect::summarize_durations(sequence_ns, scratch);
 
@@ -282,11 +286,11 @@ int run_calls(const ProgramFile& file, const TraceRunOptions& options) {
       }
       jc["inputs"] = jin;
       jc["outputs"] = jout;
-      if (options.timing_requested) jc["time_ms"] = r.time_ns / 1e6;
+      if (timed_report) jc["time_ms"] = r.time_ns / 1e6;
       jcalls.push_back(jc);
     }
     root["calls"] = jcalls;
-    if (options.timing_requested) {
+    if (timed_report) {
       nlohmann::ordered_json timings;
       timings["warmup"] = options.warmup;
       timings["iterations"] = options.iterations;
@@ -311,7 +315,7 @@ int run_calls(const ProgramFile& file, const TraceRunOptions& options) {
     for (size_t k = 0; k < results.size(); ++k) {
       const CallResult& r = results[k];
       const std::string time =
-          options.timing_requested
+          timed_report
               ? ", " + inspect::duration_text(r.time_ns, inspect::readable_time_unit(r.time_ns))
               : "";
       std::printf("call %zu: method %s: %s, %s, %s%s\n", k + 1, r.method.c_str(),
@@ -321,7 +325,7 @@ int run_calls(const ProgramFile& file, const TraceRunOptions& options) {
         std::printf("  output %zu: %s\n", i, value_text(r.outputs[i]).c_str());
       }
     }
-    if (options.timing_requested) {
+    if (timed_report) {
       std::printf("load: program %s\n",
                   inspect::duration_text(options.program_load_ns,
                                          inspect::readable_time_unit(options.program_load_ns))
@@ -334,7 +338,9 @@ int run_calls(const ProgramFile& file, const TraceRunOptions& options) {
       }
       std::printf("sequence: %d iteration%s after %d warm-up%s: %s\n", options.iterations,
                   options.iterations == 1 ? "" : "s", options.warmup,
-                  options.reset_shared_state ? ", shared state reset before each" : ", no reset",
+                  sequences == 1                ? ""
+                  : options.reset_shared_state ? ", shared state reset before each"
+                                               : ", no reset",
                   inspect::summary_text(sequence, inspect::summary_time_unit(sequence)).c_str());
     }
     if (options.memory) print_memory_text(memory_list());
