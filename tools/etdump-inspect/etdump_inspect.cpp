@@ -290,9 +290,9 @@ int etdump_inspect_main(int argc, char** argv) {
   add_version_flag(app);
   std::vector<Subcommand> subcommands = {add_show(app), add_stats(app), add_diff(app), add_export(app), add_values(app),
                                          add_compare(app), add_info(app),
-                                         add_report(app), add_query(app)};
+                                         add_report(app), add_query(app), add_memory(app)};
   if (argc < 2) {
-    print_error(kEtdumpInspect, "a subcommand is required: show, stats, diff, export, values, compare, info, report or query (see --help)");
+    print_error(kEtdumpInspect, "a subcommand is required: show, stats, diff, export, values, compare, info, report, query or memory (see --help)");
     return kExitUsage;
   }
   if (std::optional<int> exit = parse_command_line(app, argc, argv)) return *exit;

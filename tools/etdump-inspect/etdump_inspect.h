@@ -156,5 +156,6 @@ Subcommand add_compare(CLI::App& app);
 Subcommand add_info(CLI::App& app);
 Subcommand add_report(CLI::App& app);
 Subcommand add_query(CLI::App& app);
+Subcommand add_memory(CLI::App& app);
 
 }  // namespace etkit::tools

@@ -4,12 +4,15 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 
 #include "etkit/host/method_choice.h"
+#include "etkit/inspect/timing_summary.h"
 #include "etkit/tools/diagnostics.h"
 #include "etkit/tools/output_file.h"
 #include "interrupt.h"
+#include "memory_report.h"
 #include "method_io.h"
 #include "trace_run.h"
 #include "value_json.h"
@@ -17,23 +20,24 @@
 namespace etkit::tools {
 namespace {
 
-// Shows "iteration i/n" on a terminal, at most ten times a second; nothing in a pipe. `finish`
-// shows the final count, then clears the line, so nothing is left behind on the terminal.
+// Shows "iteration i/n" on a terminal ("iteration i" when the run is bounded by time, total 0),
+// at most ten times a second; nothing in a pipe. `finish` shows the final count, then clears
+// the line, so nothing is left behind on the terminal.
 class Progress {
  public:
-  explicit Progress(int total) : total_(total), enabled_(total > 1 && ::isatty(2) != 0) {}
+  explicit Progress(int64_t total) : total_(total), enabled_(total != 1 && ::isatty(2) != 0) {}
   ~Progress() {  // a run that failed part way: clear the line, claim nothing
     if (enabled_ && shown_ && !finished_) std::fprintf(stderr, "\r\033[K");
   }
-  void update(int done) {
+  void update(int64_t done) {
     if (!enabled_) return;
     const auto now = std::chrono::steady_clock::now();
-    if (shown_ && done < total_ && now - last_ < std::chrono::milliseconds(100)) return;
+    if (shown_ && (total_ == 0 || done < total_) && now - last_ < std::chrono::milliseconds(100)) return;
     last_ = now;
     show(done);
   }
   // Shows `done` (N/N after a whole run) and clears the line.
-  void finish(int done) {
+  void finish(int64_t done) {
     if (!enabled_ || finished_) return;
     finished_ = true;
     if (!shown_) return;
@@ -43,26 +47,50 @@ class Progress {
   }
 
  private:
-  void show(int done) {
+  void show(int64_t done) {
     shown_ = true;
     last_shown_ = done;
-    std::fprintf(stderr, "\rtrace-run: iteration %d/%d", done, total_);
+    if (total_ == 0) {
+      std::fprintf(stderr, "\rtrace-run: iteration %lld", static_cast<long long>(done));
+    } else {
+      std::fprintf(stderr, "\rtrace-run: iteration %lld/%lld", static_cast<long long>(done),
+                   static_cast<long long>(total_));
+    }
   }
 
-  int total_;
+  int64_t total_;
   bool enabled_;
   bool shown_ = false;
-  int last_shown_ = 0;
+  int64_t last_shown_ = 0;
   bool finished_ = false;
   std::chrono::steady_clock::time_point last_;
 };
 
-double percentile_sorted(const std::vector<double>& sorted, double q) {
-  if (sorted.empty()) return 0;
-  const double pos = q * static_cast<double>(sorted.size() - 1);
-  const size_t lo = static_cast<size_t>(pos);
-  const size_t hi = std::min(lo + 1, sorted.size() - 1);
-  return sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - static_cast<double>(lo));
+using Clock = std::chrono::steady_clock;
+
+double elapsed_ns(Clock::time_point from, Clock::time_point to) {
+  return std::chrono::duration<double, std::nano>(to - from).count();
+}
+
+// Load and init times, the first execution (cold: first touch of planned memory, lazy
+// delegate work) and the statistics of the timed ones, each line in its readable unit.
+void print_timing_text(const TraceRunOptions& options, double init_ns, double first_ns,
+                       const inspect::TimingSummary& summary, int64_t measured,
+                       int64_t warmed) {
+  using inspect::duration_text;
+  using inspect::readable_time_unit;
+  std::printf("load: program %s, method init %s\n",
+              duration_text(options.program_load_ns, readable_time_unit(options.program_load_ns))
+                  .c_str(),
+              duration_text(init_ns, readable_time_unit(init_ns)).c_str());
+  if (measured + warmed > 0) {
+    std::printf("first execution: %s (%s)\n",
+                duration_text(first_ns, readable_time_unit(first_ns)).c_str(),
+                options.warmup > 0 ? "warm-up, not in the statistics" : "timed iteration 1");
+  }
+  std::printf("time: %lld iteration%s after %lld warm-up%s%s\n", static_cast<long long>(measured),
+              measured == 1 ? "" : "s", static_cast<long long>(warmed), measured > 0 ? ": " : "",
+              inspect::summary_text(summary, inspect::summary_time_unit(summary)).c_str());
 }
 
 }  // namespace
@@ -79,7 +107,9 @@ int run_method(const ProgramFile& file, const TraceRunOptions& options) {
   std::unique_ptr<TraceSession> trace = start_tracing(options, &trace_exit);
   if (trace_exit != kExitOk) return trace_exit;
   const RunnerOptions runner = runner_options(options, trace ? &trace->tracer() : nullptr);
+  const auto init_start = Clock::now();
   Result<LoadedMethod> loaded = LoadedMethod::load(program, *name, runner);
+  const double init_ns = elapsed_ns(init_start, Clock::now());
   if (!loaded.ok()) return report_load_error(file, *name, loaded.error(), options);
   Method& method = loaded->method();
 
@@ -102,43 +132,69 @@ int run_method(const ProgramFile& file, const TraceRunOptions& options) {
     input_summaries.push_back(summarize_value(method.input(i)));
   }
 
-  const int total = options.warmup + options.iterations;
-  Progress progress(total);
-  std::vector<double> times_ms;
-  // Up to a million times up front; a longer run grows the vector (outside the timed region).
-  times_ms.reserve(static_cast<size_t>(std::min(options.iterations, 1 << 20)));
+  // Timed executions go on while fewer than --iterations ran or --min-secs has not passed, and
+  // none starts after --max-secs (benchmark_model's rule); at least one runs.
+  const bool by_time = options.min_secs > 0 || options.max_secs > 0;
+  const int64_t total = int64_t{options.warmup} + options.iterations;
+  Progress progress(by_time ? 0 : total);
+  std::vector<double> times_ns;
+  // Reserved up front so that timing allocates nothing per iteration; a run past the reserve
+  // (long --min-secs) grows the vector geometrically, outside the timed region.
+  times_ns.reserve(static_cast<size_t>(std::min(by_time ? std::max(options.iterations, 1 << 16)
+                                                        : options.iterations,
+                                                1 << 20)));
   catch_interrupts();
-  int done = 0;
-  for (int it = 0; it < total; ++it) {
-    if (interrupt_requested()) break;
+  int64_t done = 0;  // a --min-secs run may pass 2^31 executions
+  double first_ns = 0;
+  bool interrupted = false;
+  bool cut_short = false;  // --max-secs stopped the run before --iterations
+  Clock::time_point timed_start;
+  for (int64_t it = 0;; ++it) {
+    if (it >= options.warmup) {
+      const int64_t timed = it - options.warmup;
+      const double seconds = timed == 0 ? 0 : elapsed_ns(timed_start, Clock::now()) / 1e9;
+      if (timed > 0 && timed >= options.iterations && seconds >= options.min_secs) break;
+      if (timed > 0 && options.max_secs > 0 && seconds >= options.max_secs) {
+        cut_short = timed < options.iterations;
+        break;
+      }
+      if (timed == 0) timed_start = Clock::now();
+    }
+    if (interrupt_requested()) {
+      interrupted = true;
+      break;
+    }
     if (it > 0) {
       if (Error e = set_inputs(); !e.ok()) return report(kTraceRun, e);
     }
     // Warm-up executions are marked in the dump, so that readers can leave them out.
     if (trace && it == 0 && options.warmup > 0) trace->set_warmup(true);
     if (trace && it == options.warmup && options.warmup > 0) trace->set_warmup(false);
-    const auto start = std::chrono::steady_clock::now();
+    const auto start = Clock::now();
     Error e = method.execute();
-    const auto end = std::chrono::steady_clock::now();
+    const auto end = Clock::now();
     if (!e.ok()) {
       return report(kTraceRun, e.with_context("%s: method '%s'", file.path().c_str(), name->c_str()));
     }
-    if (it >= options.warmup) {
-      times_ms.push_back(std::chrono::duration<double, std::milli>(end - start).count());
-    }
+    if (it == 0) first_ns = elapsed_ns(start, end);
+    if (it >= options.warmup) times_ns.push_back(elapsed_ns(start, end));
     done = it + 1;
     progress.update(done);
   }
   progress.finish(done);
-  const bool interrupted = done < total;
   if (interrupted) {
     if (trace) trace->mark_interrupted();
     print_warning(kTraceRun, "interrupted after " + std::to_string(done) + " of " +
-                                 std::to_string(total) + " executions" +
-                                 (trace ? "; the dump holds those" : ""));
+                                 (by_time ? std::string("the") : std::to_string(total)) +
+                                 " executions" + (trace ? "; the dump holds those" : ""));
   }
-  const int measured = static_cast<int>(times_ms.size());
-  const int warmed = std::min(done, options.warmup);
+  if (cut_short) {
+    print_warning(kTraceRun, "--max-secs reached after " + std::to_string(times_ns.size()) +
+                                 " of " + std::to_string(options.iterations) +
+                                 " timed executions");
+  }
+  const int64_t measured = static_cast<int64_t>(times_ns.size());
+  const int64_t warmed = std::min(done, int64_t{options.warmup});
   auto finish = [&]() {
     const int code = trace ? finish_tracing(*trace, options) : kExitOk;
     return interrupted && code == kExitOk ? kExitInterrupted : code;
@@ -154,11 +210,8 @@ int run_method(const ProgramFile& file, const TraceRunOptions& options) {
     }
   }
 
-  std::vector<double> sorted = times_ms;
-  std::sort(sorted.begin(), sorted.end());
-  const double t_min = sorted.empty() ? 0 : sorted.front();
-  const double t_median = percentile_sorted(sorted, 0.5);
-  const double t_max = sorted.empty() ? 0 : sorted.back();
+  std::vector<double> scratch;
+  const inspect::TimingSummary summary = inspect::summarize_durations(times_ns, scratch);
 
   if (options.format == OutputFormat::Json) {
     nlohmann::ordered_json root;
@@ -182,10 +235,20 @@ int run_method(const ProgramFile& file, const TraceRunOptions& options) {
     nlohmann::ordered_json timings;
     timings["warmup"] = warmed;
     timings["iterations"] = measured;
-    timings["min_ms"] = t_min;
-    timings["median_ms"] = t_median;
-    timings["max_ms"] = t_max;
+    timings["min_ms"] = summary.min_ns / 1e6;
+    timings["median_ms"] = summary.p50_ns / 1e6;
+    timings["max_ms"] = summary.max_ns / 1e6;
+    timings["mean_ms"] = summary.mean_ns / 1e6;
+    timings["std_ms"] = summary.std_ns / 1e6;
+    timings["p50_ms"] = summary.p50_ns / 1e6;
+    timings["p90_ms"] = summary.p90_ns / 1e6;
+    timings["p99_ms"] = summary.p99_ns / 1e6;
+    timings["first_ms"] = first_ns / 1e6;
+    timings["first_is_warmup"] = options.warmup > 0;
+    timings["program_load_ms"] = options.program_load_ns / 1e6;
+    timings["method_init_ms"] = init_ns / 1e6;
     root["timings"] = timings;
+    if (options.memory) root["memory"] = memory_json({{*name, loaded->memory_use()}});
     if (trace) root["etdump"] = options.trace.etdump_path;
     std::printf("%s\n", root.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
     return finish();
@@ -199,9 +262,9 @@ int run_method(const ProgramFile& file, const TraceRunOptions& options) {
     std::printf("output %zu: %s\n", i, value_text(summarize_value(method.output(i))).c_str());
   }
   if (options.timing_requested) {
-    std::printf("time: %d iteration%s after %d warm-up: min %.3f ms, median %.3f ms, max %.3f ms\n",
-                measured, measured == 1 ? "" : "s", warmed, t_min, t_median, t_max);
+    print_timing_text(options, init_ns, first_ns, summary, measured, warmed);
   }
+  if (options.memory) print_memory_text({{*name, loaded->memory_use()}});
   return finish();
 }
 

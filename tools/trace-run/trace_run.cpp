@@ -1,6 +1,7 @@
 #include "trace_run.h"
 
 #include <CLI/CLI.hpp>
+#include <chrono>
 #include <cstdio>
 
 #include "etkit/host/default_registries.h"
@@ -14,6 +15,9 @@
 namespace etkit::tools {
 
 namespace {
+
+// The longest --min-secs / --max-secs: a day.
+constexpr double kMaxRunSeconds = 86400;
 
 Result<DebugLevel> parse_log(const std::string& s) {
   if (s == "none") return DebugLevel::None;
@@ -66,6 +70,13 @@ int trace_run_main(int argc, char** argv, const BackendRegistry* backends) {
       "Call METHOD with inputs (specs as for --input, comma-separated); repeatable: the calls "
       "run in order over the program's shared state");
   call->type_name("METHOD[:INPUT,...]");
+  app.add_flag("--memory", options.memory,
+               "After the run, report each method's memory (plan by memory id, method and temp "
+               "allocators, delegate init, shared state) and the process's peak RSS");
+  bool no_reset = false;
+  app.add_flag("--no-reset", no_reset,
+               "With --call and --iterations/--warmup: keep the shared state from one sequence "
+               "to the next (default: reset it to its initial values)");
   app.add_option("--outputs", options.outputs_dir,
                  "Write output i as DIR/output_<i>.npy, with --call the k-th call's as "
                  "DIR/call<k>_output_<i>.npy (DIR is created if missing)");
@@ -74,6 +85,18 @@ int trace_run_main(int argc, char** argv, const BackendRegistry* backends) {
                          ->check(in_range(1, 1000000000, true));
   auto* warmup = app.add_option("--warmup", options.warmup, "Untimed executions first (default 0)")
                      ->check(in_range(0, 1000000000, true));
+  auto* min_secs =
+      app.add_option("--min-secs", options.min_secs,
+                     "Go on with timed executions until S seconds have passed (--iterations is "
+                     "then the minimum count; default 0: none)")
+          ->check(in_range(0, kMaxRunSeconds, false));
+  min_secs->type_name("S");
+  auto* max_secs =
+      app.add_option("--max-secs", options.max_secs,
+                     "Start no timed execution after S seconds, even short of --iterations "
+                     "(at least one runs; default 0: no bound)")
+          ->check(in_range(0, kMaxRunSeconds, false));
+  max_secs->type_name("S");
   app.add_option("--ptd", options.ptd_path, "External data file (.ptd) for the program");
   app.add_option("--max-memory", max_memory,
                  "Largest memory plan to allocate, e.g. 64M, 1G (default 1G)");
@@ -126,7 +149,13 @@ int trace_run_main(int argc, char** argv, const BackendRegistry* backends) {
     print_error(kTraceRun, "program is required");
     return kExitUsage;
   }
-  options.timing_requested = iterations->count() > 0 || warmup->count() > 0;
+  options.timing_requested = iterations->count() > 0 || warmup->count() > 0 ||
+                             min_secs->count() > 0 || max_secs->count() > 0;
+  if (options.max_secs > 0 && options.min_secs > options.max_secs) {
+    print_error(kTraceRun, "--min-secs " + app["--min-secs"]->as<std::string>() +
+                               " is more than --max-secs " + app["--max-secs"]->as<std::string>());
+    return kExitUsage;
+  }
   options.format = format == "json" ? OutputFormat::Json : OutputFormat::Text;
   Result<uint64_t> limit = parse_size(max_memory);
   if (!limit.ok()) {
@@ -175,8 +204,13 @@ int trace_run_main(int argc, char** argv, const BackendRegistry* backends) {
     }
   }
 
+  if (no_reset && options.calls.empty()) {
+    print_error(kTraceRun, "--no-reset needs --call");
+    return kExitUsage;
+  }
+  options.reset_shared_state = !no_reset;
   if (!options.calls.empty()) {
-    for (const char* other : {"--method", "--input", "--list", "--iterations", "--warmup"}) {
+    for (const char* other : {"--method", "--input", "--list", "--min-secs", "--max-secs"}) {
       if (app.count(other) > 0) {
         print_error(kTraceRun, std::string("--call cannot be combined with ") + other);
         return kExitUsage;
@@ -192,7 +226,11 @@ int trace_run_main(int argc, char** argv, const BackendRegistry* backends) {
       return report(kTraceRun, e);
     }
   }
+  const auto open_start = std::chrono::steady_clock::now();
   Result<ProgramFile> file = ProgramFile::open(options.program_path, options.ptd_path);
+  options.program_load_ns =
+      std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - open_start)
+          .count();
   if (!file.ok()) return report(kTraceRun, file.error());
   if (!options.ptd_path.empty() && !uses_external_data(file->program())) {
     print_warning(kTraceRun, "--ptd " + options.ptd_path + ": " + options.program_path +

@@ -28,7 +28,20 @@ struct TraceRunOptions {
   std::string outputs_dir;
   int iterations = 1;
   int warmup = 0;
-  bool timing_requested = false;  ///< --iterations or --warmup was given.
+  bool timing_requested = false;  ///< --iterations, --warmup, --min-secs or --max-secs given.
+  /// --min-secs: timed iterations go on until this many seconds have passed (and at least
+  /// `iterations` ran); 0: no minimum.
+  double min_secs = 0;
+  /// --max-secs: no timed iteration starts after this many seconds, even short of
+  /// `iterations` (at least one runs); 0: no bound.
+  double max_secs = 0;
+  /// With --call and --iterations/--warmup: reset the shared state to its initial values before
+  /// each sequence after the first (--no-reset: false).
+  bool reset_shared_state = true;
+  /// --memory: report each method's memory and the process's peak RSS after the run.
+  bool memory = false;
+  /// Measured, not a flag: nanoseconds `ProgramFile::open` took (reported with the timings).
+  double program_load_ns = 0;
   std::string ptd_path;
   uint64_t max_memory = uint64_t{1} << 30;
   /// Method memory beyond the plan for delegates' init allocations (--delegate-memory).

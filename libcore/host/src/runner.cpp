@@ -110,6 +110,8 @@ struct LoadedMethod::Impl {
   PlannedMemory planned_memory;
   MemoryManager manager;
   uint64_t planned_bytes = 0;
+  std::vector<PlannedBufferUse> planned_use;
+  uint64_t unplanned_output_bytes = 0;
   std::optional<Method> method;
 };
 
@@ -121,6 +123,18 @@ LoadedMethod::~LoadedMethod() = default;
 Method& LoadedMethod::method() { return *impl_->method; }
 const Method& LoadedMethod::method() const { return *impl_->method; }
 uint64_t LoadedMethod::planned_bytes() const { return impl_->planned_bytes; }
+
+MethodMemoryUse LoadedMethod::memory_use() const {
+  MethodMemoryUse use;
+  use.planned = impl_->planned_use;
+  use.method_allocator_used = impl_->method_allocator.used();
+  use.method_allocator_capacity = impl_->method_allocator.capacity();
+  use.delegate_init_bytes = impl_->method->delegate_init_bytes();
+  use.temp_peak = impl_->method->temp_peak();
+  use.temp_capacity = impl_->temp_allocator.capacity();
+  use.unplanned_output_bytes = impl_->unplanned_output_bytes;
+  return use;
+}
 
 Result<LoadedMethod> LoadedMethod::load(const Program& program, std::string_view name,
                                         const RunnerOptions& options) {
@@ -143,9 +157,11 @@ Result<LoadedMethod> LoadedMethod::load(const Program& program, std::string_view
       if (arena) {
         impl->planned_spans.push_back(*arena);
         shared_ids.push_back(static_cast<uint32_t>(i + 1));
+        impl->planned_use.push_back({static_cast<uint32_t>(i + 1), size, true});
         continue;
       }
     }
+    impl->planned_use.push_back({static_cast<uint32_t>(i + 1), size, false});
     Buffer b = zeroed_buffer(size);
     if (b == nullptr) {
       return Error(ErrorCode::OutOfMemory, "cannot allocate planned buffer %zu of %zu bytes", i + 1,
@@ -193,6 +209,7 @@ Result<LoadedMethod> LoadedMethod::load(const Program& program, std::string_view
                    total);
     }
     total += bytes;
+    impl->unplanned_output_bytes += bytes;
     Buffer b = zeroed_buffer(bytes);
     if (b == nullptr) return Error(ErrorCode::OutOfMemory, "cannot allocate output %zu", i);
     ETKIT_TRY(m.set_output_data(i, b.get(), bytes));

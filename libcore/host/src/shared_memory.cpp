@@ -210,6 +210,13 @@ struct SharedMemoryManager::Impl {
   std::vector<SharedBufferInfo> buffers;
   std::vector<Arena> arenas;
   std::vector<uint32_t> ids;
+  // Where `create` wrote initial values: arena, offset, and the program's bytes (for reset).
+  struct InitialWrite {
+    Arena* arena;
+    uint64_t offset;
+    std::span<const uint8_t> bytes;
+  };
+  std::vector<InitialWrite> initial_writes;
 
   Arena* find_arena(uint32_t id) {
     for (Arena& a : arenas) {
@@ -294,6 +301,7 @@ struct SharedMemoryManager::Impl {
     }
     std::memcpy(dst, initial.data(), initial.size());
     written.push_back({id, offset, nbytes, method});
+    initial_writes.push_back({&arena, offset, initial});
     return Error();
   }
 };
@@ -329,6 +337,19 @@ Result<SharedMemoryManager> SharedMemoryManager::create(const Program& program) 
   }
   ETKIT_TRY(m.scan_methods(program));
   return manager;
+}
+
+void SharedMemoryManager::reset() {
+  for (Arena& a : impl_->arenas) std::memset(a.bytes.get(), 0, static_cast<size_t>(a.size));
+  for (const Impl::InitialWrite& w : impl_->initial_writes) {
+    std::memcpy(w.arena->bytes.get() + w.offset, w.bytes.data(), w.bytes.size());
+  }
+}
+
+uint64_t SharedMemoryManager::arena_bytes() const {
+  uint64_t total = 0;
+  for (const Arena& a : impl_->arenas) total += a.size;
+  return total;
 }
 
 std::span<const SharedBufferInfo> SharedMemoryManager::buffers() const { return impl_->buffers; }

@@ -130,6 +130,9 @@ void Method::set_event_tracer(EventTracer* tracer) { state_->tracer = tracer; }
 void Method::set_instruction_limit(uint64_t limit) { state_->instruction_limit = limit; }
 EventTracer* Method::event_tracer() const { return state_->tracer; }
 
+uint64_t Method::delegate_init_bytes() const { return state_->delegate_init_bytes; }
+size_t Method::temp_peak() const { return state_->temp_peak; }
+
 size_t Method::num_instructions() const {
   size_t n = 0;
   for (uint32_t c = 0; c < state_->num_chains; ++c) n += state_->chains[c].size;
@@ -347,7 +350,10 @@ Error Method::execute() {
           TracerEntry kernel_event;
           if (profile_all) kernel_event = tracer->start_profiling(s.native_call_names[ins.a]);
           ins.fn(ctx, {ins.args, ins.num_args});
-          if (s.temp != nullptr) s.temp->reset();
+          if (s.temp != nullptr) {
+            s.temp_peak = std::max(s.temp_peak, s.temp->used());
+            s.temp->reset();
+          }
           if (ctx.failed()) {
             const std::string_view op = s.op_names[ins.a];
             error = Error(ctx.error().code(), "instruction %zu (%.*s): %s", flat_base + pc,
@@ -366,6 +372,7 @@ Error Method::execute() {
         case InstrKind::Delegate: {
           const DelegateState& d = s.delegates[ins.a];
           Error e = d.backend->execute(backend_ctx, d.handle, {ins.args, ins.num_args});
+          if (s.temp != nullptr) s.temp_peak = std::max(s.temp_peak, s.temp->used());
           if (!e.ok()) {
             error = e.with_context("instruction %zu (%s)", flat_base + pc, d.label);
             break;

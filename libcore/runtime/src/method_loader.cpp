@@ -399,8 +399,10 @@ class Loader {
       }
       const ProgramNamedData named(program_);
       BackendInitContext ctx{memory_.method_allocator, fb_string(plan_->name()), tracer_, &named};
+      const size_t before = memory_.method_allocator->used();
       Result<DelegateHandle*> handle =
           ds.backend->init(ctx, processed, {compile_specs, num_specs});
+      state_->delegate_init_bytes += memory_.method_allocator->used() - before;
       if (!handle.ok()) {
         return handle.error().with_context("backend '%.*s' rejected delegate %u",
                                            static_cast<int>(ds.backend_name.size()),

@@ -50,6 +50,10 @@ struct MethodState {
   DelegateState* delegates = nullptr;
   uint32_t num_delegates = 0;
   uint32_t num_delegates_initialized = 0;
+  // Bytes the delegates' init took from the method allocator, all delegates together.
+  uint64_t delegate_init_bytes = 0;
+  // The most temp-allocator bytes in use after a kernel or delegate call, over all executions.
+  size_t temp_peak = 0;
   // Per value: memory comes from the plan or the program (not bindable by the caller).
   bool* owns_memory = nullptr;
   EventTracer* tracer = nullptr;

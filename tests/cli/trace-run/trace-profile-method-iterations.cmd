@@ -1,1 +1,1 @@
-cd $CASE_TMP && trace-run $SRC/$FIXTURES/pte/et-add.pte --etdump run.etdump --profile method --iterations 2 --warmup 1 --clock fake | sed -E 's/[0-9]+\.[0-9]{3} ms/T ms/g' && $ETDUMP_JSON run.etdump | grep -E '"name"|"start_time"|"end_time"'
+cd $CASE_TMP && trace-run $SRC/$FIXTURES/pte/et-add.pte --etdump run.etdump --profile method --iterations 2 --warmup 1 --clock fake | sed -E 's/[0-9]+(\.[0-9]+)? (ns|us|ms|s)\b/T/g' && $ETDUMP_JSON run.etdump | grep -E '"name"|"start_time"|"end_time"'

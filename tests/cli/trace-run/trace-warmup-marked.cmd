@@ -1,1 +1,1 @@
-cd $CASE_TMP && trace-run $SRC/$FIXTURES/pte/et-add.pte --etdump run.etdump --warmup 2 --iterations 3 --clock fake --profile method | sed -E "s/[0-9]+\.[0-9]{3} ms/T ms/g" && $ETDUMP_JSON run.etdump | grep -E "\"name\": \"(warmup|etkit)"
+cd $CASE_TMP && trace-run $SRC/$FIXTURES/pte/et-add.pte --etdump run.etdump --warmup 2 --iterations 3 --clock fake --profile method | sed -E 's/[0-9]+(\.[0-9]+)? (ns|us|ms|s)\b/T/g' && $ETDUMP_JSON run.etdump | grep -E "\"name\": \"(warmup|etkit)"

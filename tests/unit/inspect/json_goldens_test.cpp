@@ -25,9 +25,9 @@ std::string read_text(const fs::path& path) {
   return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 }
 
-// Every \fBword\fR of the man page.
-std::set<std::string> documented_fields() {
-  const std::string man = read_text(fs::path(ETKIT_SOURCE_DIR) / "man/etdump-inspect.1");
+// Every \fBword\fR of a man page.
+std::set<std::string> documented_fields(const char* page = "man/etdump-inspect.1") {
+  const std::string man = read_text(fs::path(ETKIT_SOURCE_DIR) / page);
   std::set<std::string> names;
   const std::regex bold(R"(\\fB([a-z_0-9]+)\\f[RIP])");
   for (auto it = std::sregex_iterator(man.begin(), man.end(), bold); it != std::sregex_iterator();
@@ -173,6 +173,59 @@ TEST_CASE("json goldens: trace-run's JSON values keep their types") {
     check_trace_run_values(doc, integer_tensors);
   }
   CHECK(integer_tensors >= 1);
+}
+
+// Every key under `j` (objects inside arrays too), into `keys`.
+void collect_keys(const nlohmann::json& j, std::set<std::string>& keys) {
+  if (j.is_array()) {
+    for (const nlohmann::json& item : j) collect_keys(item, keys);
+  } else if (j.is_object()) {
+    for (auto it = j.begin(); it != j.end(); ++it) {
+      keys.insert(it.key());
+      collect_keys(*it, keys);
+    }
+  }
+}
+
+TEST_CASE("json goldens: trace-run's timings and memory fields are numbers, and documented") {
+  const std::set<std::string> documented = documented_fields("man/trace-run.1");
+  REQUIRE(documented.count("median_ms") == 1);  // the man page was read
+  std::set<std::string> seen;
+  for (const fs::directory_entry& e :
+       fs::directory_iterator(fs::path(ETKIT_SOURCE_DIR) / "tests/cli/trace-run")) {
+    if (e.path().extension() != ".stdout") continue;
+    const std::string text =
+        std::regex_replace(read_text(e.path()), std::regex(R"(": T(,?)\n)"), "\": 0$1\n");
+    if (text.rfind("{", 0) != 0) continue;
+    const nlohmann::json doc = nlohmann::json::parse(text, nullptr, false);
+    if (doc.is_discarded()) continue;
+    CAPTURE(e.path().string());
+    for (const char* section : {"timings", "memory"}) {
+      if (!doc.contains(section)) continue;
+      std::set<std::string> keys;
+      collect_keys(doc[section], keys);
+      for (const std::string& k : keys) {
+        CAPTURE(k);
+        CHECK(documented.count(k) == 1);
+        seen.insert(k);
+      }
+    }
+    if (doc.contains("memory")) {
+      for (const nlohmann::json& m : doc["memory"]["methods"]) {
+        for (const char* k : {"planned_bytes", "method_allocator_used", "delegate_init_bytes",
+                              "temp_peak", "shared_bytes"}) {
+          CAPTURE(k);
+          CHECK(m[k].is_number_unsigned());
+        }
+      }
+    }
+  }
+  // The goldens show the new fields, so the checks above ran on them.
+  for (const char* k : {"p99_ms", "std_ms", "first_ms", "method_init_ms", "program_load_ms",
+                        "sequence", "delegate_init_bytes", "shared_bytes", "peak_rss_bytes"}) {
+    CAPTURE(k);
+    CHECK(seen.count(k) == 1);
+  }
 }
 
 }  // namespace

@@ -66,6 +66,30 @@ TEST_CASE("runner: unplanned outputs count against the memory limit") {
   CHECK(LoadedMethod::load(file->program(), "forward", options).ok());
 }
 
+TEST_CASE("runner: memory use lists the plan by memory id and the unplanned outputs") {
+  Result<ProgramFile> file = ProgramFile::open(test_data("unplanned_dynamic.pte"));
+  REQUIRE(file.ok());
+  Result<LoadedMethod> m = LoadedMethod::load(file->program(), "forward", RunnerOptions());
+  REQUIRE(m.ok());
+  Result<MethodMeta> meta = file->program().method_meta("forward");
+  REQUIRE(meta.ok());
+  const MethodMemoryUse use = m->memory_use();
+  REQUIRE(use.planned.size() == meta->num_planned_buffers());
+  uint64_t total = 0;
+  for (size_t i = 0; i < use.planned.size(); ++i) {
+    CHECK(use.planned[i].memory_id == i + 1);
+    CHECK(use.planned[i].bytes == meta->planned_buffer_size(i));
+    CHECK_FALSE(use.planned[i].shared);
+    total += use.planned[i].bytes;
+  }
+  CHECK(total == m->planned_bytes());
+  CHECK(use.unplanned_output_bytes == m->method().output(0).to_tensor().capacity_bytes());
+  CHECK(use.method_allocator_used > 0);
+  CHECK(use.method_allocator_used <= use.method_allocator_capacity);
+  CHECK(use.delegate_init_bytes == 0);  // no delegates
+  CHECK(use.temp_capacity == RunnerOptions().temp_bytes);
+}
+
 TEST_CASE("runner: a bundle opens its embedded program and passes its own cases") {
   Result<ProgramFile> file = ProgramFile::open(fixture("bpte/et-bundled-add-mul.bpte"));
   REQUIRE(file.ok());

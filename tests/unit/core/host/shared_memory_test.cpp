@@ -306,6 +306,33 @@ TEST_CASE("shared memory: initial values are written once, when the arena is cre
   CHECK(floats_of(reader->method().output(1)) == std::vector<float>{10});
 }
 
+TEST_CASE("shared memory: reset puts back zeros and initial values, under loaded methods") {
+  const std::vector<uint8_t> bytes = with_initial_step(10, 10);
+  std::unique_ptr<Loaded> p = load(bytes);
+  Result<SharedMemoryManager> m = SharedMemoryManager::create(*p->program);
+  REQUIRE_MESSAGE(m.ok(), m.error().message());
+  Result<LoadedMethod> set = LoadedMethod::load(*p->program, "set_cache", with_manager(&*m));
+  Result<LoadedMethod> get = LoadedMethod::load(*p->program, "get_cache", with_manager(&*m));
+  REQUIRE(set.ok());
+  REQUIRE(get.ok());
+  REQUIRE(run(*set, kData).ok());
+  REQUIRE(run(*set, kData).ok());
+  CHECK(floats_of(*m->buffer_bytes("step")) == std::vector<float>{12});
+  CHECK(floats_of(*m->buffer_bytes("cache")) == kData);
+
+  m->reset();
+  // As created: step holds its initial 10, the cache (no initial value) zeros.
+  CHECK(floats_of(*m->buffer_bytes("step")) == std::vector<float>{10});
+  CHECK(floats_of(*m->buffer_bytes("cache")) == std::vector<float>(6, 0.0f));
+  // The loaded methods still read and write the same arena.
+  REQUIRE(run(*get, std::vector<float>(6, 0.0f)).ok());
+  CHECK(floats_of(get->method().output(0)) == std::vector<float>(6, 0.0f));
+  CHECK(floats_of(get->method().output(1)) == std::vector<float>{10});
+  REQUIRE(run(*set, kData).ok());
+  CHECK(floats_of(*m->buffer_bytes("step")) == std::vector<float>{11});
+  CHECK(m->arena_bytes() > 0);
+}
+
 TEST_CASE("shared memory: a manager lends only the ids it shares, and only as large as planned") {
   std::unique_ptr<Loaded> p = load(compile(base_json()));
   Result<SharedMemoryManager> m = SharedMemoryManager::create(*p->program);

@@ -80,6 +80,25 @@ class ProgramFile {
   std::unique_ptr<Impl> impl_;
 };
 
+/// One planned buffer of a loaded method: memory id `memory_id` (from 1) of `bytes`, backed by
+/// a shared-state arena when `shared`.
+struct PlannedBufferUse {
+  uint32_t memory_id = 0;
+  uint64_t bytes = 0;
+  bool shared = false;
+};
+
+/// What a loaded method holds and has used, for `trace-run --memory`.
+struct MethodMemoryUse {
+  std::vector<PlannedBufferUse> planned;  ///< By memory id, ascending.
+  uint64_t method_allocator_used = 0;     ///< Bytes taken by load and delegate init.
+  uint64_t method_allocator_capacity = 0; ///< The program's estimate plus --delegate-memory.
+  uint64_t delegate_init_bytes = 0;       ///< Part of `method_allocator_used` delegates took.
+  uint64_t temp_peak = 0;                 ///< Most temp-allocator bytes in use at once so far.
+  uint64_t temp_capacity = 0;
+  uint64_t unplanned_output_bytes = 0;    ///< Host buffers of outputs the plan leaves out.
+};
+
 /// One loaded method with the memory it runs in: method allocator, planned buffers (one per
 /// memory id), temp allocator, and buffers for unplanned outputs. Movable.
 class LoadedMethod {
@@ -98,6 +117,8 @@ class LoadedMethod {
   const Method& method() const;
   /// Bytes of planned memory allocated for the method.
   uint64_t planned_bytes() const;
+  /// The memory the method holds and has used so far (the temp peak grows with executions).
+  MethodMemoryUse memory_use() const;
 
  private:
   struct Impl;

@@ -97,6 +97,13 @@ class SharedMemoryManager final : public SharedArenas {
   /// The current bytes of buffer `name` (`actual_bytes` at its offset). Errors: `NotFound`.
   Result<std::span<const uint8_t>> buffer_bytes(std::string_view name) const;
 
+  /// Puts every arena back as `create` left it: zero, then the initial values the methods give
+  /// (from the program, which must still be alive). Arenas keep their addresses, so loaded
+  /// methods stay bound. Allocates nothing. Not thread-safe with a running method.
+  void reset();
+  /// Total bytes of the arenas.
+  uint64_t arena_bytes() const;
+
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;

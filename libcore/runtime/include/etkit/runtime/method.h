@@ -50,6 +50,11 @@ class Method {
   size_t num_inputs() const;
   size_t num_outputs() const;
   size_t num_instructions() const;
+  /// Bytes the delegates' `init` took from the method allocator (0 without delegates).
+  uint64_t delegate_init_bytes() const;
+  /// The most temp-allocator bytes one kernel or delegate call has held, over every
+  /// `execute()` so far (0 before the first).
+  size_t temp_peak() const;
   /// Static description of the method (shapes are upper bounds).
   MethodMeta meta() const;
 

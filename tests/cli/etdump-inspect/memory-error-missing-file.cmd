@@ -1,0 +1,1 @@
+etdump-inspect memory tests/cli/etdump-inspect/no-such.etdump

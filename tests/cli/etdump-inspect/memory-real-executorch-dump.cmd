@@ -1,0 +1,1 @@
+etdump-inspect memory $FIXTURES/generated/et-add.stock_runner.etdump

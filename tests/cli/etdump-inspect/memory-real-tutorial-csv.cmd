@@ -1,0 +1,1 @@
+etdump-inspect memory $FIXTURES/etdump/et-tutorial-cnn.etdp --format csv

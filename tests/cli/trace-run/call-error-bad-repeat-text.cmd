@@ -1,0 +1,1 @@
+trace-run $TEST_DATA/stateful_shared.pte --call 'get_cache*x:zeros'

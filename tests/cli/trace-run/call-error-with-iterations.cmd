@@ -1,1 +1,0 @@
-trace-run $TEST_DATA/stateful_shared.pte --call set_cache --iterations 3

@@ -1,0 +1,1 @@
+trace-run $SAMPLES/seq2seq.pte --call encode:random:100 --call decode_step*4:random:1 | sed -E 's/[0-9]+(\.[0-9]+)? (ns|us|ms|s)\b/T/g'

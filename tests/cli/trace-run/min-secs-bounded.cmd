@@ -1,0 +1,1 @@
+trace-run $FIXTURES/pte/et-add.pte --iterations 5 --min-secs 0.05 --max-secs 5 --format json | python3 -c 'import json,sys; t=json.load(sys.stdin)["timings"]; print("iterations >= 5:", t["iterations"] >= 5); print("p50 <= p90 <= p99 <= max:", t["p50_ms"] <= t["p90_ms"] <= t["p99_ms"] <= t["max_ms"]); print(list(t))'

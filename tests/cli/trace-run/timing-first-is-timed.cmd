@@ -1,0 +1,1 @@
+trace-run $FIXTURES/pte/et-add.pte --iterations 4 | sed -E 's/[0-9]+(\.[0-9]+)? (ns|us|ms|s)\b/T/g'
