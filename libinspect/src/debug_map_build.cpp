@@ -10,6 +10,7 @@
 #include "etkit/host/runner.h"
 #include "etkit/host/xnnpack_nodes.h"
 #include "etkit/inspect/etrecord.h"
+#include "etkit/inspect/op_shapes.h"
 #include "etkit/runtime/scalar_type.h"
 #include "etkit/formats/program_generated.h"
 
@@ -303,9 +304,17 @@ Result<DebugMap> merge_debug_maps(DebugMap base, std::string_view program_source
         }
         // The program declares the arguments: a source may repeat them, not change them.
         if (!e.args.empty() && !t->args.empty() && e.args != t->args) {
+          size_t k = 0;
+          while (k < e.args.size() && k < t->args.size() && e.args[k] == t->args[k]) ++k;
+          auto text = [](const std::vector<ArgInfo>& args, size_t at) -> std::string {
+            if (at >= args.size()) return "no argument";
+            return args[at].kind == ArgKind::Tensor ? tensor_text(args[at])
+                                                    : std::string(arg_kind_name(args[at].kind));
+          };
           return fail(p + ".args: the arguments differ from those of instruction " +
                       std::to_string(e.index) + " of chain " + std::to_string(e.chain) + " in " +
-                      program);
+                      program + " (argument " + std::to_string(k) + ": " + text(e.args, k) +
+                      " here, " + text(t->args, k) + " in the program)");
         }
         if (e.debug_handles.empty()) continue;
         const Key key{method, e.chain, e.index};
