@@ -407,8 +407,9 @@ Table stats_table(const std::vector<GroupStats>& stats, GroupBy by, TimeUnit uni
   if (with_cost) {
     t.columns.push_back({"flops", 0});
     t.columns.push_back({"bytes", 0});
-    t.columns.push_back({"gflop_per_s", 3});
-    t.columns.push_back({"gb_per_s", 3});
+    // Rates span orders of magnitude (a toy kernel, a GEMM): significant digits.
+    t.columns.push_back({"gflop_per_s", kSignificantDigits});
+    t.columns.push_back({"gb_per_s", kSignificantDigits});
   }
   // Per call: what a hand count of one call gives.
   auto per_call = [](double x, size_t n, bool known) -> Cell {
