@@ -10,6 +10,8 @@
 #include "etkit/host/runner.h"
 #include "etkit/host/xnnpack_nodes.h"
 #include "etkit/inspect/etrecord.h"
+#include "etkit/inspect/op_shapes.h"
+#include "etkit/runtime/scalar_type.h"
 #include "etkit/formats/program_generated.h"
 
 namespace etkit::inspect {
@@ -132,6 +134,76 @@ Error check_graph_fits(const std::string& source, const std::string& method,
   return Error();
 }
 
+// Argument `index` of a call in `plan`, as the program declares it (formats/debugmap.md,
+// "args"). Indices are checked: a value out of range is an "other" of type "invalid".
+ArgInfo arg_info(const fb::ExecutionPlan* plan, int32_t index) {
+  ArgInfo a;
+  const auto* values = plan->values();
+  auto value = [&](int64_t i) -> const fb::EValue* {
+    if (values == nullptr || i < 0 || static_cast<uint64_t>(i) >= values->size()) return nullptr;
+    return values->Get(static_cast<uint32_t>(i));
+  };
+  const fb::EValue* v = value(index);
+  auto other = [&](const char* type) {
+    a = ArgInfo{};
+    a.kind = ArgKind::Other;
+    a.type = type;
+    return a;
+  };
+  if (v == nullptr) return other("invalid");
+  switch (v->val_type()) {
+    case fb::KernelTypes::Null: a.kind = ArgKind::None; return a;
+    case fb::KernelTypes::Int: a.kind = ArgKind::Int; a.value = v->val_as_Int()->int_val(); return a;
+    case fb::KernelTypes::Bool:
+      a.kind = ArgKind::Bool;
+      a.value = v->val_as_Bool()->bool_val() ? 1 : 0;
+      return a;
+    case fb::KernelTypes::Double:
+      a.kind = ArgKind::Double;
+      a.number = v->val_as_Double()->double_val();
+      return a;
+    case fb::KernelTypes::Tensor: {
+      const fb::Tensor* t = v->val_as_Tensor();
+      a.kind = ArgKind::Tensor;
+      a.dtype = scalar_type_name(static_cast<ScalarType>(t->scalar_type()));
+      if (t->sizes() != nullptr) {
+        for (int32_t d : *t->sizes()) {
+          if (d < 0) return other("invalid");
+          a.sizes.push_back(d);
+        }
+      }
+      a.dynamic = t->shape_dynamism() != fb::TensorShapeDynamism::STATIC;
+      return a;
+    }
+    case fb::KernelTypes::IntList: {
+      // Boxed: the items are indices of Int values (reference/formats.md).
+      a.kind = ArgKind::Ints;
+      const auto* items = v->val_as_IntList()->items();
+      if (items == nullptr) return a;
+      for (int64_t item : *items) {
+        const fb::EValue* iv = value(item);
+        if (iv == nullptr || iv->val_type() != fb::KernelTypes::Int) return other("invalid");
+        a.sizes.push_back(iv->val_as_Int()->int_val());
+      }
+      return a;
+    }
+    case fb::KernelTypes::String: return other("string");
+    case fb::KernelTypes::DoubleList: return other("double_list");
+    case fb::KernelTypes::BoolList: return other("bool_list");
+    case fb::KernelTypes::TensorList: return other("tensor_list");
+    case fb::KernelTypes::OptionalTensorList: return other("optional_tensor_list");
+    default: return other("unknown");
+  }
+}
+
+template <typename Call>
+std::vector<ArgInfo> call_args(const fb::ExecutionPlan* plan, const Call* call) {
+  std::vector<ArgInfo> out;
+  if (call == nullptr || call->args() == nullptr) return out;
+  for (int32_t index : *call->args()) out.push_back(arg_info(plan, index));
+  return out;
+}
+
 }  // namespace
 
 DebugMap program_debug_map(const Program& program, std::string program_name) {
@@ -156,12 +228,14 @@ DebugMap program_debug_map(const Program& program, std::string program_name) {
           case fb::InstructionArguments::KernelCall:
             e.kind = InstructionKind::Kernel;
             e.op = meta->instruction_name(flat);
+            e.args = call_args(plan, instructions->Get(i)->instr_args_as_KernelCall());
             break;
           case fb::InstructionArguments::DelegateCall: {
             e.kind = InstructionKind::Delegate;
             // "delegate <backend id>"
             const std::string text = meta->instruction_name(flat);
             e.op = text.substr(std::min(text.size(), std::string_view("delegate ").size()));
+            e.args = call_args(plan, instructions->Get(i)->instr_args_as_DelegateCall());
             break;
           }
           case fb::InstructionArguments::MoveCall: e.kind = InstructionKind::Move; break;
@@ -227,6 +301,20 @@ Result<DebugMap> merge_debug_maps(DebugMap base, std::string_view program_source
           return fail(p + ": " + describe(e) + " here, but instruction " + std::to_string(e.index) +
                       " of chain " + std::to_string(e.chain) + " is " + describe(*t) + " in " +
                       program);
+        }
+        // The program declares the arguments: a source may repeat them, not change them.
+        if (!e.args.empty() && !t->args.empty() && e.args != t->args) {
+          size_t k = 0;
+          while (k < e.args.size() && k < t->args.size() && e.args[k] == t->args[k]) ++k;
+          auto text = [](const std::vector<ArgInfo>& args, size_t at) -> std::string {
+            if (at >= args.size()) return "no argument";
+            return args[at].kind == ArgKind::Tensor ? tensor_text(args[at])
+                                                    : std::string(arg_kind_name(args[at].kind));
+          };
+          return fail(p + ".args: the arguments differ from those of instruction " +
+                      std::to_string(e.index) + " of chain " + std::to_string(e.chain) + " in " +
+                      program + " (argument " + std::to_string(k) + ": " + text(e.args, k) +
+                      " here, " + text(t->args, k) + " in the program)");
         }
         if (e.debug_handles.empty()) continue;
         const Key key{method, e.chain, e.index};

@@ -4,6 +4,7 @@
 #include <map>
 
 #include "etkit/host/shape_text.h"
+#include "etkit/inspect/op_shapes.h"
 #include "etkit/runtime/event_name.h"
 #include <string_view>
 #include <tuple>
@@ -31,7 +32,30 @@ std::map<Place, IntList> values_by_place(const Trace& trace) {
   return out;
 }
 
+bool has_args(const DebugMap& map) {
+  for (const auto& [name, m] : map.methods) {
+    for (const InstructionEntry& e : m.instructions) {
+      if (!e.args.empty()) return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace
+
+std::string instruction_shapes_text(const DebugMap& map, const std::string& method,
+                                    const TraceEvent& e) {
+  if (e.delegate || e.instruction < 0) return "";
+  Result<const MethodDebugMap*> m = debug_map_method(map, method, "");
+  if (!m.ok()) return "";
+  const InstructionEntry* entry = (*m)->find_instruction(e.chain, e.instruction);
+  if (entry == nullptr) return "";
+  size_t outputs = 1;
+  if (const DelegateEntry* d = (*m)->find_delegate(e.chain, e.instruction); d && d->num_outputs) {
+    outputs = *d->num_outputs;
+  }
+  return call_shapes_text(*entry, outputs);
+}
 
 std::string handles_text(std::span<const uint32_t> handles) {
   std::string out;
@@ -90,14 +114,18 @@ Table event_table(const Trace& trace, const std::vector<size_t>& selected, TimeU
   t.columns = {{"block", 0},       {"method", 0}, {"kind", 0}, {"iteration", 0}, {"name", 0},
                {"op", 0},          {"instruction", 0}, {"delegate", 0}, {"depth", 0},
                {"start", d, true}, {"duration", d, true}, {"self", d, true}};
+  // Shapes need a map that records arguments (version 2, debugmap-build's).
+  const bool with_shapes = map != nullptr && has_args(*map);
   if (map != nullptr) {
     t.columns.insert(t.columns.begin() + 8, {{"handles", 0}, {"ops", 0}});
+    if (with_shapes) t.columns.insert(t.columns.begin() + 10, {"shapes", 0});
   }
   const bool with_values = !trace.values.empty();
   std::map<Place, IntList> logged;
   if (with_values) {
     logged = values_by_place(trace);
-    t.columns.insert(t.columns.begin() + (map != nullptr ? 10 : 8), {"values", 0});
+    t.columns.insert(t.columns.begin() + (map != nullptr ? (with_shapes ? 11 : 10) : 8),
+                     {"values", 0});
   }
   if (layout != nullptr) {
     // Floating-point fields may be of any magnitude: 6 significant digits, not 6 decimals.
@@ -131,6 +159,14 @@ Table event_table(const Trace& trace, const std::vector<size_t>& selected, TimeU
       const std::span<const uint32_t> handles = event_debug_handles(trace, e, *map);
       row.push_back(handles_cell(handles));
       row.emplace_back(node_names_text(*map, b.method, handles));
+      if (with_shapes) {
+        std::string shapes = instruction_shapes_text(*map, b.method, e);
+        if (shapes.empty()) {
+          row.emplace_back(std::monostate{});
+        } else {
+          row.emplace_back(std::move(shapes));
+        }
+      }
     }
     if (with_values) {
       Cell cell;

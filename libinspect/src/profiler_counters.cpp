@@ -145,6 +145,8 @@ bool add_counter_columns(Table& stats, const ProfilerCounters& counters) {
   if (stats.columns.size() < 2 || counters.empty()) return false;
   const std::string key = stats.columns[1].name;
   if (key != "name" && key != "instruction" && key != "operator") return false;
+  // Grouped by shape: device events are not counted, so no row could take a device's counters.
+  if (stats.columns.size() > 2 && stats.columns[2].name == "input_shapes") return false;
   const bool by_instruction = key == "instruction";
   // The column holding each row's op (instruction rows: `device:<device>` for a device).
   size_t op_column = 0;

@@ -13,6 +13,7 @@
 #include "etkit/inspect/trace_reader.h"
 #include "etkit/inspect/operator_naming.h"
 #include "etkit/inspect/event_selection.h"
+#include "etkit/inspect/op_shapes.h"
 
 namespace etkit::inspect {
 
@@ -21,8 +22,10 @@ Result<GroupBy> parse_group_by(std::string_view text) {
   if (text == "operator") return GroupBy::Operator;
   if (text == "debug-handle") return GroupBy::DebugHandle;
   if (text == "instruction") return GroupBy::Instruction;
+  if (text == "shape") return GroupBy::Shape;
   return Error(ErrorCode::InvalidArgument,
-               "unknown grouping '%.*s' (expected name, operator, instruction or debug-handle)",
+               "unknown grouping '%.*s' (expected name, operator, instruction, debug-handle or "
+               "shape)",
                static_cast<int>(text.size()), text.data());
 }
 
@@ -37,6 +40,15 @@ Result<SortKey> parse_sort_key(std::string_view text) {
   return Error(ErrorCode::InvalidArgument,
                "unknown sort key '%.*s' (expected total, self, count, min, p50, mean, max or key)",
                static_cast<int>(text.size()), text.data());
+}
+
+double GroupStats::gflops_per_s() const {
+  // FLOPs per nanosecond are GFLOP/s.
+  return count > 0 && flopped == count && total > 0 ? flops / total : -1;
+}
+
+double GroupStats::gbytes_per_s() const {
+  return count > 0 && costed == count && total > 0 ? bytes / total : -1;
 }
 
 double percentile(const std::vector<double>& sorted, double p) {
@@ -105,13 +117,34 @@ void StatsAccumulator::add(const Trace& trace, const std::vector<size_t>& events
     acc.self += e.self_ns;
     if (mergeable_) acc.selfs.push_back(e.self_ns);
   };
+  // The map's entry of an instruction, its cost and input shapes (cached per entry).
+  const std::pair<OpCost, std::string> no_cost;
+  auto cost_of = [&](const std::string& method, const TraceEvent& e)
+      -> const std::pair<OpCost, std::string>& {
+    if (map_ == nullptr) return no_cost;
+    Result<const MethodDebugMap*> m = debug_map_method(*map_, method, trace.path);
+    if (!m.ok()) return no_cost;
+    const InstructionEntry* entry = (*m)->find_instruction(e.chain, e.instruction);
+    if (entry == nullptr || entry->args.empty()) return no_cost;
+    auto it = costs_.find(entry);
+    if (it == costs_.end()) {
+      size_t outputs = 1;
+      if (const DelegateEntry* d = (*m)->find_delegate(e.chain, e.instruction);
+          d != nullptr && d->num_outputs) {
+        outputs = *d->num_outputs;
+      }
+      it = costs_.emplace(entry, std::pair{op_cost(*entry), input_shapes_text(*entry, outputs)})
+               .first;
+    }
+    return it->second;
+  };
   for (size_t i : events) {
     const TraceEvent& e = trace.events[i];
     const std::string& method = trace.blocks[e.block].method;
     size_t g = 0;
     if (e.device && by_ != GroupBy::Name) {
       // Device time stays apart from the host's (see the file comment of stats.h).
-      if (by_ == GroupBy::DebugHandle) continue;
+      if (by_ == GroupBy::DebugHandle || by_ == GroupBy::Shape) continue;
       if (by_ == GroupBy::Instruction && e.instruction < 0) continue;
       device_key.clear();
       if (by_ == GroupBy::Instruction) device_key.append(std::to_string(e.instruction)).append(" ");
@@ -158,7 +191,14 @@ void StatsAccumulator::add(const Trace& trace, const std::vector<size_t>& events
       groups_[g].device = e.device;
     } else {
       if (!is_instruction_root(e)) continue;
-      if (by_ == GroupBy::Operator) {
+      if (by_ == GroupBy::Shape) {
+        const std::string& shapes = cost_of(method, e).second;
+        g = find_or_add(method, std::string(e.op) + " " + shapes);
+        if (groups_[g].op.empty()) {
+          groups_[g].op = std::string(e.op);
+          groups_[g].shapes = shapes;
+        }
+      } else if (by_ == GroupBy::Operator) {
         g = group_of(method, e.op.data(), e.op.size(), e.op);
       } else {
         auto [end, ec] = std::to_chars(digits, digits + sizeof(digits), e.instruction);
@@ -172,6 +212,17 @@ void StatsAccumulator::add(const Trace& trace, const std::vector<size_t>& events
     acc.self += e.self_ns;
     if (mergeable_) acc.selfs.push_back(e.self_ns);
     if (by_ == GroupBy::Instruction && acc.op.empty()) acc.op = std::string(e.op);
+    if (by_ != GroupBy::Name) {
+      const OpCost& cost = cost_of(method, e).first;
+      if (cost.known) {
+        ++acc.costed;
+        acc.bytes += cost.bytes;
+        if (cost.flops) {
+          ++acc.flopped;
+          acc.flops += *cost.flops;
+        }
+      }
+    }
   }
   // Traced time per method: outermost events of every block that has a selected event.
   size_t last_block = SIZE_MAX;
@@ -181,6 +232,7 @@ void StatsAccumulator::add(const Trace& trace, const std::vector<size_t>& events
     last_block = b;
     const TraceBlock& block = trace.blocks[b];
     MethodTime& time = totals_[block.method];
+    ++time.blocks;
     for (size_t k = block.first_event; k < block.first_event + block.num_events; ++k) {
       if (trace.events[k].parent >= 0 || trace.events[k].device) continue;
       time.total += trace.events[k].duration_ns;
@@ -211,10 +263,16 @@ void StatsAccumulator::merge(const StatsAccumulator& other) {
     if (mergeable_) to.selfs.insert(to.selfs.end(), from.selfs.begin(), from.selfs.end());
     if (to.op.empty()) to.op = from.op;
     if (to.node.empty()) to.node = from.node;
+    if (to.shapes.empty()) to.shapes = from.shapes;
     to.device = to.device || from.device;
+    to.costed += from.costed;
+    to.flopped += from.flopped;
+    to.flops += from.flops;
+    to.bytes += from.bytes;
   }
   for (const auto& [method, from] : other.totals_) {
     MethodTime& to = totals_[method];
+    to.blocks += from.blocks;
     for (double x : from.roots) to.total += x;
     if (mergeable_) to.roots.insert(to.roots.end(), from.roots.begin(), from.roots.end());
   }
@@ -233,6 +291,11 @@ std::vector<GroupStats> StatsAccumulator::finish(SortKey sort) {
     g.op = acc.op;
     g.node = acc.node;
     g.device = acc.device;
+    g.shapes = acc.shapes;
+    g.costed = acc.costed;
+    g.flopped = acc.flopped;
+    g.flops = acc.flops;
+    g.bytes = acc.bytes;
     g.count = d.size();
     g.min = d.front();
     g.max = d.back();
@@ -244,6 +307,7 @@ std::vector<GroupStats> StatsAccumulator::finish(SortKey sort) {
     g.self = acc.self;
     auto t = totals_.find(g.method);
     const double method_total = t != totals_.end() ? t->second.total : 0;
+    g.iterations = t != totals_.end() ? t->second.blocks : 0;
     const double part = by == GroupBy::Name ? g.self : g.total;
     g.share = method_total > 0 ? 100.0 * part / method_total : 0;
     out.push_back(std::move(g));
@@ -327,8 +391,10 @@ Table stats_table(const std::vector<GroupStats>& stats, GroupBy by, TimeUnit uni
   const char* key_name = by == GroupBy::Name          ? "name"
                          : by == GroupBy::Operator    ? "operator"
                          : by == GroupBy::DebugHandle ? "debug_handle"
+                         : by == GroupBy::Shape       ? "operator"
                                                       : "instruction";
   t.columns = {{"method", 0}, {key_name, 0}};
+  if (by == GroupBy::Shape) t.columns.push_back({"input_shapes", 0});
   if (by == GroupBy::DebugHandle) t.columns.push_back({"node", 0});
   if (by == GroupBy::Instruction || by == GroupBy::DebugHandle) t.columns.push_back({"op", 0});
   for (const char* c : {"count"}) t.columns.push_back({c, 0});
@@ -336,6 +402,24 @@ Table stats_table(const std::vector<GroupStats>& stats, GroupBy by, TimeUnit uni
     t.columns.push_back({c, d, true});
   }
   t.columns.push_back({"share", 1});
+  bool with_cost = false;
+  for (const GroupStats& g : stats) with_cost = with_cost || g.costed > 0;
+  if (with_cost) {
+    t.columns.push_back({"flops", 0});
+    t.columns.push_back({"bytes", 0});
+    // Rates span orders of magnitude (a toy kernel, a GEMM): significant digits.
+    t.columns.push_back({"gflop_per_s", kSignificantDigits});
+    t.columns.push_back({"gb_per_s", kSignificantDigits});
+  }
+  // Per call: what a hand count of one call gives.
+  auto per_call = [](double x, size_t n, bool known) -> Cell {
+    if (!known || n == 0) return std::monostate{};
+    return x / static_cast<double>(n);
+  };
+  auto rate = [](double r) -> Cell {
+    if (r < 0) return std::monostate{};
+    return r;
+  };
   const size_t n = top == 0 ? stats.size() : std::min(top, stats.size());
   for (size_t i = 0; i < n; ++i) {
     const GroupStats& g = stats[i];
@@ -345,6 +429,13 @@ Table stats_table(const std::vector<GroupStats>& stats, GroupBy by, TimeUnit uni
       row.emplace_back(static_cast<int64_t>(std::stol(g.key)));
       if (by == GroupBy::DebugHandle) row.emplace_back(g.node);
       row.emplace_back(g.op);
+    } else if (by == GroupBy::Shape) {
+      row.emplace_back(g.op);
+      if (g.shapes.empty()) {
+        row.emplace_back(std::monostate{});
+      } else {
+        row.emplace_back(g.shapes);
+      }
     } else {
       row.emplace_back(g.key);
     }
@@ -353,6 +444,12 @@ Table stats_table(const std::vector<GroupStats>& stats, GroupBy by, TimeUnit uni
       row.emplace_back(from_ns(x, unit));
     }
     row.emplace_back(g.share);
+    if (with_cost) {
+      row.push_back(per_call(g.flops, g.count, g.count > 0 && g.flopped == g.count));
+      row.push_back(per_call(g.bytes, g.count, g.count > 0 && g.costed == g.count));
+      row.push_back(rate(g.gflops_per_s()));
+      row.push_back(rate(g.gbytes_per_s()));
+    }
     t.rows.push_back(std::move(row));
   }
   return t;
@@ -367,14 +464,24 @@ Table operator_summary_table(const std::vector<TraceSelection>& sources, TimeUni
 Table operator_summary_table(std::vector<GroupStats> ops, TimeUnit unit, std::string title) {
   std::erase_if(ops, [](const GroupStats& g) { return g.device; });
   std::map<std::string, double> op_time;  // per method
-  for (const GroupStats& g : ops) op_time[g.method] += g.total;
+  std::map<std::string, double> op_flops;  // per method, of the operators with a FLOP count
+  bool with_flops = false;
+  for (const GroupStats& g : ops) {
+    op_time[g.method] += g.total;
+    if (g.count > 0 && g.flopped == g.count) {
+      op_flops[g.method] += g.flops;
+      with_flops = true;
+    }
+  }
   const int d = time_decimals(unit);
   Table t;
   t.name = "operator_summary";
   t.title = std::move(title);
   t.unit = time_unit_name(unit);
-  t.columns = {{"method", 0},     {"operator", 0},  {"calls", 0},     {"total", d, true},
-               {"mean", d, true}, {"percent", 1},   {"cumulative", 1}};
+  t.columns = {{"method", 0},       {"operator", 0},  {"calls", 0},
+               {"per_iteration", 2}, {"total", d, true}, {"mean", d, true},
+               {"percent", 1},      {"cumulative", 1}};
+  if (with_flops) t.columns.push_back({"flops_percent", 1});
   // By method (ascending), then total descending, then operator.
   std::sort(ops.begin(), ops.end(), [](const GroupStats& a, const GroupStats& b) {
     if (a.method != b.method) return a.method < b.method;
@@ -387,8 +494,19 @@ Table operator_summary_table(std::vector<GroupStats> ops, TimeUnit unit, std::st
     const double pct = all > 0 ? 100.0 * g.total / all : 0;
     double& cum = cumulative[g.method];
     cum += pct;
-    t.rows.push_back({g.method, g.key, static_cast<int64_t>(g.count), from_ns(g.total, unit),
-                      from_ns(g.mean, unit), pct, cum});
+    const double per_iteration =
+        g.iterations > 0 ? static_cast<double>(g.count) / static_cast<double>(g.iterations) : 0;
+    std::vector<Cell> row = {g.method, g.key, static_cast<int64_t>(g.count), per_iteration,
+                             from_ns(g.total, unit), from_ns(g.mean, unit), pct, cum};
+    if (with_flops) {
+      const double all_flops = op_flops[g.method];
+      if (g.count > 0 && g.flopped == g.count && all_flops > 0) {
+        row.emplace_back(100.0 * g.flops / all_flops);
+      } else {
+        row.emplace_back(std::monostate{});
+      }
+    }
+    t.rows.push_back(std::move(row));
   }
   return t;
 }

@@ -14,7 +14,7 @@ Error gather_dump_stats(TraceReader& reader, EventSelector* selector, const Prog
   out.by = std::make_unique<StatsAccumulator>(options.by, options.pooled, options.map);
   out.ops.reset();
   if (options.by != GroupBy::Operator) {
-    out.ops = std::make_unique<StatsAccumulator>(GroupBy::Operator, options.pooled);
+    out.ops = std::make_unique<StatsAccumulator>(GroupBy::Operator, options.pooled, options.map);
   }
   out.counters = std::make_unique<CounterAccumulator>(options.by == GroupBy::Instruction);
   // With a namer every block is named, as a whole load would, to report a mismatch.
@@ -58,7 +58,7 @@ std::vector<Table> stats_report(std::vector<DumpStats>& dumps, const StatsReport
   }
   if (options.pooled) {
     StatsAccumulator all(options.by, true, options.map);
-    StatsAccumulator all_ops(GroupBy::Operator, true);
+    StatsAccumulator all_ops(GroupBy::Operator, true, options.map);
     for (const DumpStats& d : dumps) {
       all.merge(*d.by);
       if (d.ops) all_ops.merge(*d.ops);

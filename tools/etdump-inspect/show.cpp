@@ -13,8 +13,8 @@ namespace etkit::tools {
 namespace {
 constexpr const char* kShowColumns[] = {"block",    "method", "kind",  "iteration", "name",
                                         "op",       "instruction", "delegate", "handles",
-                                        "ops",      "values", "depth", "start", "duration",
-                                        "self"};
+                                        "ops",      "shapes", "values", "depth", "start",
+                                        "duration", "self"};
 }  // namespace
 
 Subcommand add_show(CLI::App& app) {

@@ -61,8 +61,8 @@ int run_stats(const StatsOptions& options) {
   int code = kExitOk;
   std::optional<inspect::DebugMap> map;
   if (!load_debug_map(options, map, code)) return code;
-  if (options.by == "debug-handle" && !map) {
-    print_error(kEtdumpInspect, "--by debug-handle needs --debug-map FILE");
+  if ((options.by == "debug-handle" || options.by == "shape") && !map) {
+    print_error(kEtdumpInspect, "--by " + options.by + " needs --debug-map FILE");
     return kExitUsage;
   }
   std::vector<uint8_t> stdin_bytes;
@@ -130,9 +130,9 @@ Subcommand add_stats(CLI::App& app) {
                "operator type");
   cmd->add_option("dumps", options->dumps, "ETDump files")->required();
   cmd->add_option("--by", options->by,
-                  "Group by name, operator, instruction or debug-handle (needs --debug-map; "
-                  "default name)")
-      ->check(CLI::IsMember({"name", "operator", "instruction", "debug-handle"}));
+                  "Group by name, operator, instruction, debug-handle or shape (operator and "
+                  "input shapes; these two need --debug-map; default name)")
+      ->check(CLI::IsMember({"name", "operator", "instruction", "debug-handle", "shape"}));
   cmd->add_option("--sort", options->sort,
                   "Order rows by total, self, count, min, p50, mean, max (descending) or key "
                   "(default total)")

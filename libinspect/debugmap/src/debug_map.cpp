@@ -39,6 +39,30 @@ Error check_handles(const std::vector<uint32_t>& handles, const std::string& pat
   return Error();
 }
 
+// Only calls have arguments; a tensor's sizes are not negative and its dtype is named.
+Error check_args(const InstructionEntry& e, const std::string& p) {
+  if (e.args.empty()) return Error();
+  if (e.kind != InstructionKind::Kernel && e.kind != InstructionKind::Delegate) {
+    return make_error(ErrorCode::InvalidArgument,
+                      p + ".args: a " + std::string(instruction_kind_name(e.kind)) +
+                          " instruction has no arguments");
+  }
+  for (size_t i = 0; i < e.args.size(); ++i) {
+    const ArgInfo& a = e.args[i];
+    const std::string ap = index_path(p + ".args", i);
+    if (a.kind != ArgKind::Tensor) continue;
+    if (a.dtype.empty()) return make_error(ErrorCode::InvalidArgument, ap + ".dtype: is empty");
+    for (size_t d = 0; d < a.sizes.size(); ++d) {
+      if (a.sizes[d] < 0) {
+        return make_error(ErrorCode::InvalidArgument,
+                          index_path(ap + ".sizes", d) + ": size " + std::to_string(a.sizes[d]) +
+                              " is negative");
+      }
+    }
+  }
+  return Error();
+}
+
 // Order-independent: the reader validates entries in input order (so paths point at the input),
 // the writer a normalized copy.
 Error validate_method(const std::string& name, const MethodDebugMap& m) {
@@ -63,6 +87,7 @@ Error validate_method(const std::string& name, const MethodDebugMap& m) {
                         p + ": a " + instruction_kind_name(e.kind) + " instruction has no operator");
     }
     ETKIT_TRY(check_handles(e.debug_handles, p + ".debug_handles", true));
+    ETKIT_TRY(check_args(e, p));
   }
   std::set<std::pair<int32_t, int32_t>> delegate_positions;
   for (size_t i = 0; i < m.delegates.size(); ++i) {
@@ -146,6 +171,19 @@ const char* instruction_kind_name(InstructionKind kind) {
     case InstructionKind::Move: return "move";
     case InstructionKind::JumpFalse: return "jump_false";
     case InstructionKind::Free: return "free";
+  }
+  return "unknown";
+}
+
+const char* arg_kind_name(ArgKind kind) {
+  switch (kind) {
+    case ArgKind::Tensor: return "tensor";
+    case ArgKind::Int: return "int";
+    case ArgKind::Ints: return "ints";
+    case ArgKind::Double: return "double";
+    case ArgKind::Bool: return "bool";
+    case ArgKind::None: return "none";
+    case ArgKind::Other: return "other";
   }
   return "unknown";
 }

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <limits>
 #include <set>
 #include <utility>
@@ -25,7 +26,9 @@ using json = nlohmann::json;
 using ordered_json = nlohmann::ordered_json;
 
 constexpr std::string_view kFormat = "etkit-debugmap";
-constexpr int64_t kVersion = 1;
+// Version 2 added instruction arguments; a map without any is written as version 1, which
+// every reader of version 1 reads.
+constexpr int64_t kVersion = 2;
 
 // --- JSON reading.
 
@@ -181,8 +184,107 @@ class JsonReader {
     return sorted;
   }
 
+  // One argument (version 2): {"kind": "tensor", "dtype": ..., "sizes": [...]}, ...
+  Result<ArgInfo> arg(const json& v, const std::string& p) const {
+    if (!v.is_object()) return fail(p, std::string("expected an object, got ") + json_kind(v));
+    ETKIT_ASSIGN_OR_RETURN(const std::string kind, string_field(v, p, "kind", true));
+    static constexpr ArgKind kKinds[] = {ArgKind::Tensor, ArgKind::Int,  ArgKind::Ints,
+                                         ArgKind::Double, ArgKind::Bool, ArgKind::None,
+                                         ArgKind::Other};
+    ArgInfo a;
+    bool found = false;
+    for (ArgKind k : kKinds) {
+      if (kind == arg_kind_name(k)) {
+        a.kind = k;
+        found = true;
+      }
+    }
+    if (!found) {
+      return fail(key_path(p, "kind"), "unknown kind '" + kind +
+                                           "' (expected tensor, int, ints, double, bool, none or other)");
+    }
+    constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
+    constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+    auto int_list = [&](const char* key, int64_t min) -> Result<std::vector<int64_t>> {
+      auto it = v.find(key);
+      if (it == v.end()) return fail(p, std::string("missing field '") + key + "'");
+      const std::string lp = key_path(p, key);
+      if (!it->is_array()) return fail(lp, std::string("expected an array, got ") + json_kind(*it));
+      std::vector<int64_t> out;
+      for (size_t i = 0; i < it->size(); ++i) {
+        ETKIT_ASSIGN_OR_RETURN(const int64_t n, int_value((*it)[i], index_path(lp, i), min, kMax));
+        out.push_back(n);
+      }
+      return out;
+    };
+    switch (a.kind) {
+      case ArgKind::Tensor: {
+        ETKIT_TRY(expect_object(v, p, {"kind", "dtype", "sizes", "dynamic"}));
+        ETKIT_ASSIGN_OR_RETURN(a.dtype, string_field(v, p, "dtype", true, true));
+        ETKIT_ASSIGN_OR_RETURN(a.sizes, int_list("sizes", 0));
+        if (auto it = v.find("dynamic"); it != v.end()) {
+          if (!it->is_boolean()) {
+            return fail(key_path(p, "dynamic"), std::string("expected a boolean, got ") + json_kind(*it));
+          }
+          a.dynamic = it->get<bool>();
+        }
+        break;
+      }
+      case ArgKind::Int: {
+        ETKIT_TRY(expect_object(v, p, {"kind", "value"}));
+        ETKIT_ASSIGN_OR_RETURN(a.value, int_field(v, p, "value", kMin, kMax));
+        break;
+      }
+      case ArgKind::Ints: {
+        ETKIT_TRY(expect_object(v, p, {"kind", "values"}));
+        ETKIT_ASSIGN_OR_RETURN(a.sizes, int_list("values", kMin));
+        break;
+      }
+      case ArgKind::Double: {
+        ETKIT_TRY(expect_object(v, p, {"kind", "value"}));
+        auto it = v.find("value");
+        if (it == v.end()) return fail(p, "missing field 'value'");
+        if (it->is_number()) {
+          a.number = it->get<double>();
+        } else if (it->is_string() && (*it == "inf" || *it == "-inf" || *it == "nan")) {
+          const std::string t = it->get<std::string>();
+          a.number = t == "nan"   ? std::numeric_limits<double>::quiet_NaN()
+                     : t == "inf" ? std::numeric_limits<double>::infinity()
+                                  : -std::numeric_limits<double>::infinity();
+        } else {
+          return fail(key_path(p, "value"),
+                      std::string("expected a number, \"inf\", \"-inf\" or \"nan\", got ") +
+                          json_kind(*it));
+        }
+        break;
+      }
+      case ArgKind::Bool: {
+        ETKIT_TRY(expect_object(v, p, {"kind", "value"}));
+        auto it = v.find("value");
+        if (it == v.end()) return fail(p, "missing field 'value'");
+        if (!it->is_boolean()) {
+          return fail(key_path(p, "value"), std::string("expected a boolean, got ") + json_kind(*it));
+        }
+        a.value = it->get<bool>() ? 1 : 0;
+        break;
+      }
+      case ArgKind::None: ETKIT_TRY(expect_object(v, p, {"kind"})); break;
+      case ArgKind::Other: {
+        ETKIT_TRY(expect_object(v, p, {"kind", "type"}));
+        ETKIT_ASSIGN_OR_RETURN(a.type, string_field(v, p, "type", true, true));
+        break;
+      }
+    }
+    return a;
+  }
+
   Result<InstructionEntry> instruction(const json& v, const std::string& p) const {
-    ETKIT_TRY(expect_object(v, p, {"chain", "index", "kind", "operator", "backend", "debug_handles"}));
+    // "args" came with version 2: in a version 1 map it is an unknown field.
+    if (version_ >= 2) {
+      ETKIT_TRY(expect_object(v, p, {"chain", "index", "kind", "operator", "backend", "debug_handles", "args"}));
+    } else {
+      ETKIT_TRY(expect_object(v, p, {"chain", "index", "kind", "operator", "backend", "debug_handles"}));
+    }
     InstructionEntry e;
     ETKIT_ASSIGN_OR_RETURN(const int64_t chain, int_field(v, p, "chain", 0, std::numeric_limits<int32_t>::max()));
     ETKIT_ASSIGN_OR_RETURN(const int64_t index, int_field(v, p, "index", 0, std::numeric_limits<int32_t>::max()));
@@ -216,6 +318,14 @@ class JsonReader {
     }
     if (auto it = v.find("debug_handles"); it != v.end()) {
       ETKIT_ASSIGN_OR_RETURN(e.debug_handles, handles(*it, key_path(p, "debug_handles"), true));
+    }
+    if (auto it = v.find("args"); it != v.end()) {
+      const std::string ap = key_path(p, "args");
+      if (!it->is_array()) return fail(ap, std::string("expected an array, got ") + json_kind(*it));
+      for (size_t i = 0; i < it->size(); ++i) {
+        ETKIT_ASSIGN_OR_RETURN(ArgInfo a, arg((*it)[i], index_path(ap, i)));
+        e.args.push_back(std::move(a));
+      }
     }
     return e;
   }
@@ -344,9 +454,11 @@ class JsonReader {
     }
     ETKIT_ASSIGN_OR_RETURN(const int64_t version,
                            int_field(root, "", "version", 0, std::numeric_limits<int64_t>::max()));
-    if (version != kVersion) {
-      return fail("version", "unsupported version " + std::to_string(version) + " (this reader reads version 1)");
+    if (version < 1 || version > kVersion) {
+      return fail("version", "unsupported version " + std::to_string(version) +
+                                 " (this reader reads versions 1 and 2)");
     }
+    version_ = version;
     DebugMap map;
     ETKIT_ASSIGN_OR_RETURN(map.program, string_field(root, "", "program", false));
     auto methods = root.find("methods");
@@ -364,6 +476,7 @@ class JsonReader {
 
  private:
   std::string_view source_;
+  mutable int64_t version_ = 1;  // of the document being read
 };
 
 // --- JSON writing.
@@ -372,6 +485,48 @@ ordered_json handles_json(const std::vector<uint32_t>& handles) {
   ordered_json a = ordered_json::array();
   for (uint32_t h : handles) a.push_back(h);
   return a;
+}
+
+// Keys in byte order.
+ordered_json arg_json(const ArgInfo& a) {
+  ordered_json e = ordered_json::object();
+  switch (a.kind) {
+    case ArgKind::Tensor:
+      e["dtype"] = a.dtype;
+      if (a.dynamic) e["dynamic"] = true;
+      e["kind"] = arg_kind_name(a.kind);
+      e["sizes"] = a.sizes;
+      break;
+    case ArgKind::Int:
+      e["kind"] = arg_kind_name(a.kind);
+      e["value"] = a.value;
+      break;
+    case ArgKind::Ints:
+      e["kind"] = arg_kind_name(a.kind);
+      e["values"] = a.sizes;
+      break;
+    case ArgKind::Double:
+      e["kind"] = arg_kind_name(a.kind);
+      // JSON has no infinity or NaN.
+      if (std::isnan(a.number)) {
+        e["value"] = "nan";
+      } else if (std::isinf(a.number)) {
+        e["value"] = a.number > 0 ? "inf" : "-inf";
+      } else {
+        e["value"] = a.number;
+      }
+      break;
+    case ArgKind::Bool:
+      e["kind"] = arg_kind_name(a.kind);
+      e["value"] = a.value != 0;
+      break;
+    case ArgKind::None: e["kind"] = arg_kind_name(a.kind); break;
+    case ArgKind::Other:
+      e["kind"] = arg_kind_name(a.kind);
+      e["type"] = a.type;
+      break;
+  }
+  return e;
 }
 
 ordered_json method_json(const MethodDebugMap& m) {
@@ -394,6 +549,11 @@ ordered_json method_json(const MethodDebugMap& m) {
   ordered_json instructions = ordered_json::array();
   for (const InstructionEntry& i : m.instructions) {
     ordered_json e = ordered_json::object();
+    if (!i.args.empty()) {
+      ordered_json args = ordered_json::array();
+      for (const ArgInfo& a : i.args) args.push_back(arg_json(a));
+      e["args"] = std::move(args);
+    }
     if (i.kind == InstructionKind::Delegate) e["backend"] = i.op;
     e["chain"] = i.chain;
     e["debug_handles"] = handles_json(i.debug_handles);
@@ -447,7 +607,11 @@ Result<std::string> write_debug_map(const DebugMap& unsorted) {
   for (const auto& [name, m] : map.methods) methods[name] = method_json(m);
   root["methods"] = std::move(methods);
   if (!map.program.empty()) root["program"] = map.program;
-  root["version"] = kVersion;
+  bool has_args = false;
+  for (const auto& [name, m] : map.methods) {
+    for (const InstructionEntry& i : m.instructions) has_args = has_args || !i.args.empty();
+  }
+  root["version"] = has_args ? kVersion : 1;
   std::string text = root.dump(2, ' ', false, ordered_json::error_handler_t::replace);
   text += '\n';
   return text;

@@ -139,8 +139,8 @@ TEST_CASE("debug map: the writer is deterministic and round-trips") {
   // A map built by hand, out of order, writes the same as its sorted form.
   DebugMap built;
   MethodDebugMap& m = built.methods["forward"];
-  m.instructions.push_back({0, 1, InstructionKind::Kernel, "aten::mul.out", {2}});
-  m.instructions.push_back({0, 0, InstructionKind::Kernel, "aten::add.out", {1}});
+  m.instructions.push_back({0, 1, InstructionKind::Kernel, "aten::mul.out", {2}, {}});
+  m.instructions.push_back({0, 0, InstructionKind::Kernel, "aten::add.out", {1}, {}});
   DebugMap sorted = built;
   sorted.normalize();
   CHECK(sorted.methods["forward"].instructions[0].index == 0);
@@ -172,10 +172,10 @@ TEST_CASE("debug map: the writer rejects what the reader would") {
         "methods.forward.delegates[0].identifiers.\"x\": a string identifier in a map of int "
         "identifiers");
   m.delegates[0].identifiers.clear();
-  m.instructions.push_back({0, 0, InstructionKind::Kernel, "aten::add.out", {1}});
+  m.instructions.push_back({0, 0, InstructionKind::Kernel, "aten::add.out", {1}, {}});
   CHECK(message(validate_debug_map(map)) ==
         "methods.forward.delegates[0]: instruction 0 of chain 0 is a kernel, not a delegate call");
-  m.instructions[0] = {0, 0, InstructionKind::Delegate, "Other", {1}};
+  m.instructions[0] = {0, 0, InstructionKind::Delegate, "Other", {1}, {}};
   CHECK(message(validate_debug_map(map)) ==
         "methods.forward.delegates[0].backend: 'B' but instruction 0 calls 'Other'");
   m.instructions[0].op = "B";
@@ -196,8 +196,10 @@ TEST_CASE("debug map: reader errors name the file and the JSON path") {
         "map.json: missing field 'format' (not an etkit debug map)");
   CHECK(parse_error(R"({"format": "etkit-model", "version": 1, "methods": {}})") ==
         "map.json: format: expected \"etkit-debugmap\", got \"etkit-model\"");
-  CHECK(parse_error(R"({"format": "etkit-debugmap", "version": 2, "methods": {}})") ==
-        "map.json: version: unsupported version 2 (this reader reads version 1)");
+  CHECK(parse_error(R"({"format": "etkit-debugmap", "version": 3, "methods": {}})") ==
+        "map.json: version: unsupported version 3 (this reader reads versions 1 and 2)");
+  CHECK(parse_error(R"({"format": "etkit-debugmap", "version": 0, "methods": {}})") ==
+        "map.json: version: unsupported version 0 (this reader reads versions 1 and 2)");
   CHECK(parse_error(R"({"format": "etkit-debugmap", "methods": {}})") ==
         "map.json: missing field 'version'");
   CHECK(parse_error(R"({"format": "etkit-debugmap", "version": 1})") ==
@@ -304,6 +306,85 @@ TEST_CASE("debug map: the default file beside a program") {
   CHECK(debug_map_path_for("model") == "model.debugmap.json");
   CHECK(debug_map_path_for("a.b/model") == "a.b/model.debugmap.json");
   CHECK(debug_map_path_for("m.v2.pte") == "m.v2.debugmap.json");
+}
+
+// Version 2: instruction arguments.
+std::string v2(const std::string& args, const char* kind = "kernel") {
+  return std::string(R"({"format": "etkit-debugmap", "version": 2, "methods": {"forward": )"
+                     R"({"instructions": [{"chain": 0, "index": 0, "kind": ")") +
+         kind + R"(", "args": )" + args + "}]}}}";
+}
+
+TEST_CASE("debug map: version 2 arguments read, write and round-trip") {
+  const std::string text = v2(
+      R"([{"kind": "tensor", "dtype": "float32", "sizes": [1, 4]},
+          {"kind": "tensor", "dtype": "int64", "sizes": [3], "dynamic": true},
+          {"kind": "int", "value": -2}, {"kind": "ints", "values": [1, 1]},
+          {"kind": "double", "value": 0.5}, {"kind": "double", "value": "-inf"},
+          {"kind": "bool", "value": true}, {"kind": "none"},
+          {"kind": "other", "type": "tensor_list"}])");
+  Result<DebugMap> r = parse_debug_map(text, "map.json");
+  REQUIRE_MESSAGE(r.ok(), message(r.error()));
+  const std::vector<ArgInfo>& a = r->methods.at("forward").instructions.at(0).args;
+  REQUIRE(a.size() == 9);
+  CHECK(a[0].kind == ArgKind::Tensor);
+  CHECK(a[0].dtype == "float32");
+  CHECK(a[0].sizes == std::vector<int64_t>{1, 4});
+  CHECK_FALSE(a[0].dynamic);
+  CHECK(a[1].dynamic);
+  CHECK(a[2].value == -2);
+  CHECK(a[3].sizes == std::vector<int64_t>{1, 1});
+  CHECK(a[4].number == 0.5);
+  CHECK(a[5].number < -1e308);
+  CHECK(a[6].value == 1);
+  CHECK(a[7].kind == ArgKind::None);
+  CHECK(a[8].type == "tensor_list");
+  Result<std::string> written = write_debug_map(*r);
+  REQUIRE(written.ok());
+  CHECK(written->find("\"version\": 2") != std::string::npos);
+  CHECK(written->find(R"("value": "-inf")") != std::string::npos);
+  Result<DebugMap> again = parse_debug_map(*written, "again.json");
+  REQUIRE(again.ok());
+  CHECK(*again == *r);
+}
+
+TEST_CASE("debug map: a map without arguments is still written as version 1") {
+  Result<DebugMap> r = parse_debug_map(kMap, "map.json");
+  REQUIRE(r.ok());
+  Result<std::string> written = write_debug_map(*r);
+  REQUIRE(written.ok());
+  CHECK(written->find("\"version\": 1") != std::string::npos);
+  CHECK(written->find("args") == std::string::npos);
+}
+
+TEST_CASE("debug map: argument errors") {
+  // Version 1 has no arguments.
+  CHECK(parse_error(with_method(R"({"instructions": [{"chain": 0, "index": 0, "kind": "kernel", "args": []}]})"))
+            .find("map.json: methods.forward.instructions[0].args: unknown field") == 0);
+  CHECK(parse_error(v2(R"([{"kind": "tensor", "dtype": "float32", "sizes": [-1]}])")) ==
+        "map.json: methods.forward.instructions[0].args[0].sizes[0]: integer -1 is out of range "
+        "(0 to 9223372036854775807)");
+  CHECK(parse_error(v2(R"([{"kind": "tensor", "sizes": [1]}])")) ==
+        "map.json: methods.forward.instructions[0].args[0]: missing field 'dtype'");
+  CHECK(parse_error(v2(R"([{"kind": "tensr"}])")) ==
+        "map.json: methods.forward.instructions[0].args[0].kind: unknown kind 'tensr' (expected "
+        "tensor, int, ints, double, bool, none or other)");
+  CHECK(parse_error(v2(R"([{"kind": "int", "value": 1, "size": 2}])")) ==
+        "map.json: methods.forward.instructions[0].args[0].size: unknown field (expected kind, "
+        "value)");
+  CHECK(parse_error(v2(R"([{"kind": "bool", "value": 1}])")) ==
+        "map.json: methods.forward.instructions[0].args[0].value: expected a boolean, got an integer");
+  CHECK(parse_error(v2(R"([{"kind": "none"}])", "move")) ==
+        "map.json: methods.forward.instructions[0].args: a move instruction has no arguments");
+  // The model's rules, as the writer checks them.
+  DebugMap map;
+  InstructionEntry e;
+  e.args.push_back(ArgInfo{ArgKind::Tensor, "float32", {2, -3}, false, 0, 0, ""});
+  map.methods["forward"].instructions.push_back(e);
+  CHECK(message(validate_debug_map(map)) ==
+        "methods.forward.instructions[0].args[0].sizes[1]: size -3 is negative");
+  map.methods["forward"].instructions[0].args[0] = ArgInfo{ArgKind::Tensor, "", {2}, false, 0, 0, ""};
+  CHECK(message(validate_debug_map(map)) == "methods.forward.instructions[0].args[0].dtype: is empty");
 }
 
 }  // namespace

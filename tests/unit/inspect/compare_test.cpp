@@ -26,7 +26,7 @@ DebugMap portable_map() {
   MethodDebugMap& m = map.methods["forward"];
   for (int32_t i = 0; i < 3; ++i) {
     m.instructions.push_back({0, i, InstructionKind::Kernel, "aten::x.out",
-                              {static_cast<uint32_t>(i + 1)}});
+                              {static_cast<uint32_t>(i + 1)}, {}});
   }
   m.nodes = {{1, {"fc1", "", "", ""}}, {2, {"hidden", "", "", ""}}, {3, {"y", "", "", ""}}};
   return map;
@@ -35,7 +35,7 @@ DebugMap portable_map() {
 DebugMap delegated_map() {
   DebugMap map;
   MethodDebugMap& m = map.methods["forward"];
-  m.instructions.push_back({0, 0, InstructionKind::Delegate, "EtkitFusedBackend", {1, 2, 3}});
+  m.instructions.push_back({0, 0, InstructionKind::Delegate, "EtkitFusedBackend", {1, 2, 3}, {}});
   DelegateEntry d;
   d.backend = "EtkitFusedBackend";
   d.identifiers[int64_t{1}] = {1, 2};

@@ -79,7 +79,7 @@ TEST_CASE("debug map build: the summary counts every DelegateCall, with or witho
 TEST_CASE("debug map build: sources merge; a delegate call stands for its identifiers' handles") {
   ProgramFile f = open_test_delegate();
   DebugMap a;
-  a.methods["forward"].instructions.push_back({0, 0, InstructionKind::Kernel, "", {1}});
+  a.methods["forward"].instructions.push_back({0, 0, InstructionKind::Kernel, "", {1}, {}});
   a.methods["forward"].nodes[1] = NodeInfo{"prod", "", "", ""};
   DebugMap b;
   b.methods["forward"].delegates.push_back(delegate_entry({{0, {2}}, {1, {2, 3}}}));
@@ -108,7 +108,7 @@ TEST_CASE("debug map build: inputs checked against the program") {
         "x.json: methods.decode: method 'decode' is not in p.pte (methods: forward)");
 
   DebugMap out_of_range;
-  out_of_range.methods["forward"].instructions.push_back({0, 5, InstructionKind::Kernel, "", {1}});
+  out_of_range.methods["forward"].instructions.push_back({0, 5, InstructionKind::Kernel, "", {1}, {}});
   CHECK(merge_error({source("x.json", out_of_range)}) ==
         "x.json: methods.forward.instructions[0]: the program has no instruction 5 in chain 0 "
         "of method 'forward' (it has 3)");
@@ -132,19 +132,19 @@ TEST_CASE("debug map build: inputs checked against the program") {
   // An ETRecord's guessed kernel may not sit on a delegate call; a stated move may not sit on a
   // kernel call.
   DebugMap guessed;
-  guessed.methods["forward"].instructions.push_back({0, 1, InstructionKind::Kernel, "", {2}});
+  guessed.methods["forward"].instructions.push_back({0, 1, InstructionKind::Kernel, "", {2}, {}});
   CHECK(merge_error({source("e.bin", guessed, true)}) ==
         "e.bin: methods.forward.instructions[0]: a kernel call here, but instruction 1 of chain 0 "
         "is a delegate call (TestDebugBackend) in the program");
   DebugMap move;
-  move.methods["forward"].instructions.push_back({0, 0, InstructionKind::Move, "", {}});
+  move.methods["forward"].instructions.push_back({0, 0, InstructionKind::Move, "", {}, {}});
   CHECK(merge_error({source("x.json", move)}) ==
         "x.json: methods.forward.instructions[0]: a move here, but instruction 0 of chain 0 is a "
         "kernel call (aten::mul.out) in the program");
 
   // Invalid maps are refused before merging.
   DebugMap invalid;
-  invalid.methods["forward"].instructions.push_back({0, 0, InstructionKind::Kernel, "", {0}});
+  invalid.methods["forward"].instructions.push_back({0, 0, InstructionKind::Kernel, "", {0}, {}});
   CHECK(merge_error({source("x.json", invalid)}) ==
         "x.json: methods.forward.instructions[0].debug_handles[0]: debug handle 0 is the unset "
         "handle (handles start at 1)");
@@ -183,11 +183,11 @@ TEST_CASE("debug map build: a whole graph must have every operation the program 
 
 TEST_CASE("debug map build: conflicts name both sources") {
   DebugMap a;
-  a.methods["forward"].instructions.push_back({0, 2, InstructionKind::Kernel, "", {4}});
+  a.methods["forward"].instructions.push_back({0, 2, InstructionKind::Kernel, "", {4}, {}});
   a.methods["forward"].delegates.push_back(delegate_entry({{0, {2}}}));
   a.methods["forward"].nodes[4] = NodeInfo{"out", "aten::add.out", "", ""};
   DebugMap b;
-  b.methods["forward"].instructions.push_back({0, 2, InstructionKind::Kernel, "", {5}});
+  b.methods["forward"].instructions.push_back({0, 2, InstructionKind::Kernel, "", {5}, {}});
   CHECK(merge_error({source("a.json", a), source("b.json", b)}) ==
         "method 'forward', instruction 2 of chain 0: debug handles [5] in b.json but [4] in a.json");
 
@@ -211,7 +211,7 @@ TEST_CASE("debug map build: conflicts name both sources") {
 
 TEST_CASE("debug map build: identifier handles must be among the delegate call's") {
   DebugMap a;
-  a.methods["forward"].instructions.push_back({0, 1, InstructionKind::Delegate, "TestDebugBackend", {2, 3}});
+  a.methods["forward"].instructions.push_back({0, 1, InstructionKind::Delegate, "TestDebugBackend", {2, 3}, {}});
   DebugMap b;
   b.methods["forward"].delegates.push_back(delegate_entry({{0, {2}}, {1, {9}}}));
   CHECK(merge_error({source("a.bin", a), source("b.json", b)}) ==

@@ -234,12 +234,12 @@ TEST_CASE("diff: with debug maps, a fused step meets the portable operations it 
   MethodDebugMap& pm = portable.methods["forward"];
   for (int32_t i = 0; i < 3; ++i) {
     pm.instructions.push_back({0, i, InstructionKind::Kernel, "aten::x.out",
-                               {static_cast<uint32_t>(i + 1)}});
+                               {static_cast<uint32_t>(i + 1)}, {}});
   }
   pm.nodes = {{1, {"fc1", "", "", ""}}, {2, {"hidden", "", "", ""}}, {3, {"y", "", "", ""}}};
   DebugMap fused;
   MethodDebugMap& fm = fused.methods["forward"];
-  fm.instructions.push_back({0, 0, InstructionKind::Delegate, "EtkitFusedBackend", {1, 2, 3}});
+  fm.instructions.push_back({0, 0, InstructionKind::Delegate, "EtkitFusedBackend", {1, 2, 3}, {}});
   DelegateEntry d;
   d.backend = "EtkitFusedBackend";
   d.identifiers[int64_t{1}] = {1, 2};

@@ -63,6 +63,9 @@ const std::set<std::string> kIntegerFields = {
     "matched",     "past_tolerance", "not_comparable", "unmatched",   "judged",
     "regressions", "improvements",  "op_changed",   "only_a",        "only_b",
     "few_samples"};
+// Numbers that are null where they are not known (work per second, FLOP shares).
+const std::set<std::string> kNumberFields = {"flops", "bytes", "gflop_per_s", "gb_per_s", "per_iteration",
+                                             "flops_percent", "share", "percent"};
 // Text fields that are legitimately empty strings (an event without operator, delegate id,
 // status or mark).
 const std::set<std::string> kTextMayBeEmpty = {"op",   "op_b",   "delegate", "delegate_b",
@@ -112,6 +115,9 @@ TEST_CASE("json goldens: etdump-inspect's JSON parses and its field names are do
               if (v.is_array()) {
                 for (const nlohmann::json& item : v) CHECK(item.is_number_integer());
               }
+            } else if (kNumberFields.count(k) == 1) {
+              // Rates and shares are numbers, or null where unknown.
+              CHECK((v.is_null() || v.is_number()));
             } else if (kIntegerFields.count(k) == 1 && table["name"] != "dump") {
               // (info's `dump` table pairs each field with its text as `value`.)
               CHECK((v.is_null() || v.is_number_integer()));
@@ -128,7 +134,9 @@ TEST_CASE("json goldens: etdump-inspect's JSON parses and its field names are do
   }
   CHECK(documents >= 10);
   // The typed fields were seen, so the checks above ran on them.
-  for (const std::string k : {"shape", "handles", "values", "debug_handles", "count", "instruction"}) {
+  for (const std::string k : {"shape", "handles", "values", "debug_handles", "count", "instruction",
+                              "shapes", "input_shapes", "gflop_per_s", "gb_per_s", "per_iteration",
+                              "flops_percent"}) {
     CAPTURE(k);
     CHECK(checked[k] > 0);
   }

@@ -118,7 +118,93 @@ TEST_CASE("stats: tables and the operator summary") {
   const Table summary = operator_summary_table({{&t, all(t)}}, TimeUnit::Ns, "summary");
   REQUIRE(summary.rows.size() == 2);
   CHECK(std::get<std::string>(summary.rows[0][1]) == "add.out");
-  CHECK(std::get<double>(summary.rows[1][6]) == doctest::Approx(100));
+  CHECK(summary.columns[3].name == "per_iteration");
+  CHECK(std::get<double>(summary.rows[0][3]) == 1);  // 2 calls in 2 iterations
+  CHECK(summary.columns[7].name == "cumulative");
+  CHECK(std::get<double>(summary.rows[1][7]) == doctest::Approx(100));
+  CHECK(summary.columns.size() == 8);  // no FLOP counts without a debug map
+}
+
+ArgInfo tensor(std::vector<int64_t> sizes) {
+  ArgInfo a;
+  a.kind = ArgKind::Tensor;
+  a.dtype = "float32";
+  a.sizes = std::move(sizes);
+  return a;
+}
+
+// sample()'s two instructions with arguments: add [2,3] + [3] (6 FLOPs, (6 + 3 + 6) * 4 = 60
+// bytes) and mul [4] * [4] (4 FLOPs, 3 * 16 = 48 bytes); each call ends with its return slot.
+DebugMap sample_map() {
+  DebugMap map;
+  MethodDebugMap& m = map.methods["forward"];
+  InstructionEntry add;
+  add.op = "aten::add.out";
+  ArgInfo alpha;
+  alpha.kind = ArgKind::Double;
+  alpha.number = 1;
+  add.args = {tensor({2, 3}), tensor({3}), alpha, tensor({2, 3}), tensor({2, 3})};
+  InstructionEntry mul;
+  mul.index = 1;
+  mul.op = "aten::mul.out";
+  mul.args = {tensor({4}), tensor({4}), tensor({4}), tensor({4})};
+  m.instructions = {add, mul};
+  map.normalize();
+  return map;
+}
+
+TEST_CASE("stats: by shape, FLOPs and bytes per second, FLOP shares") {
+  const Trace t = sample(2);
+  const DebugMap map = sample_map();
+  StatsAccumulator by_shape(GroupBy::Shape, false, &map);
+  by_shape.add(t, all(t));
+  const std::vector<GroupStats> s = by_shape.finish(SortKey::Total);
+  REQUIRE(s.size() == 2);
+  CHECK(s[0].op == "add.out");
+  CHECK(s[0].shapes == "float32[2, 3], float32[3]");
+  CHECK(s[0].count == 2);
+  CHECK(s[0].flops == 12);
+  CHECK(s[0].bytes == 120);
+  // 12 FLOPs in 78 ns: 12 / 78 GFLOP/s; 120 bytes in 78 ns.
+  CHECK(s[0].gflops_per_s() == doctest::Approx(12.0 / 78));
+  CHECK(s[0].gbytes_per_s() == doctest::Approx(120.0 / 78));
+  CHECK(s[1].shapes == "float32[4], float32[4]");
+  const Table table = stats_table(s, GroupBy::Shape, TimeUnit::Ns, 0, "by shape");
+  CHECK(table.columns[1].name == "operator");
+  CHECK(table.columns[2].name == "input_shapes");
+  CHECK(std::get<std::string>(table.rows[0][2]) == "float32[2, 3], float32[3]");
+  CHECK(table.columns[table.columns.size() - 2].name == "gflop_per_s");
+  REQUIRE(table.columns[table.columns.size() - 4].name == "flops");
+  CHECK(std::get<double>(table.rows[0][table.columns.size() - 4]) == 6);   // per call
+  CHECK(std::get<double>(table.rows[0][table.columns.size() - 3]) == 60);  // bytes per call
+  CHECK(std::get<double>(table.rows[1][table.columns.size() - 1]) ==
+        doctest::Approx(96.0 / 50));  // mul: 2 * 48 bytes in 2 * 25 ns
+  CHECK(*parse_group_by("shape") == GroupBy::Shape);
+
+  StatsAccumulator ops(GroupBy::Operator, false, &map);
+  ops.add(t, all(t));
+  const Table summary = operator_summary_table(ops.finish(SortKey::Total), TimeUnit::Ns, "ops");
+  REQUIRE(summary.columns.back().name == "flops_percent");
+  // add: 12 of the method's 12 + 8 FLOPs; mul 8 of 20.
+  CHECK(std::get<double>(summary.rows[0].back()) == doctest::Approx(60));
+  CHECK(std::get<double>(summary.rows[1].back()) == doctest::Approx(40));
+
+  // An operator without a FLOP formula: its rate and share are empty, not 0.
+  DebugMap other = map;
+  other.methods["forward"].instructions[1].op = "aten::cumsum.out";
+  StatsAccumulator by_op(GroupBy::Operator, false, &other);
+  by_op.add(t, all(t));
+  std::vector<GroupStats> o = by_op.finish(SortKey::Total);
+  REQUIRE(o.size() == 2);
+  // The events' own op names decide the grouping; only the FLOP formula looks at the map's.
+  CHECK(o[1].flopped == 0);
+  CHECK(o[1].costed == 2);
+  CHECK(o[1].gflops_per_s() < 0);
+  const Table t2 = stats_table(o, GroupBy::Operator, TimeUnit::Ns, 0, "ops");
+  CHECK(std::holds_alternative<std::monostate>(t2.rows[1][t2.columns.size() - 2]));
+  const Table s2 = operator_summary_table(o, TimeUnit::Ns, "ops");
+  CHECK(std::get<double>(s2.rows[0].back()) == doctest::Approx(100));
+  CHECK(std::holds_alternative<std::monostate>(s2.rows[1].back()));
 }
 
 
@@ -390,7 +476,7 @@ TEST_CASE("stats: device events are kept apart from host time") {
   // The operator summary is the host's alone; the device summary is against its 100%.
   const Table summary = operator_summary_table(by_op, TimeUnit::Ns, "s");
   REQUIRE(summary.rows.size() == 2);
-  CHECK(std::get<double>(summary.rows[1][6]) == doctest::Approx(100));
+  CHECK(std::get<double>(summary.rows[1][7]) == doctest::Approx(100));
   const Table host_summary = operator_summary_table(host_by_op, TimeUnit::Ns, "s");
   CHECK(render({summary}, Format::Json) == render({host_summary}, Format::Json));
   const Table devices = device_summary_table(by_op, TimeUnit::Ns, "d");

@@ -14,6 +14,8 @@
 
 namespace etkit::inspect {
 
+using debugmap::ArgInfo;
+using debugmap::ArgKind;
 using debugmap::DebugMap;
 using debugmap::DelegateEntry;
 using debugmap::DelegateIdentifier;
@@ -23,6 +25,7 @@ using debugmap::InstructionKind;
 using debugmap::MethodDebugMap;
 using debugmap::NodeInfo;
 
+using debugmap::arg_kind_name;
 using debugmap::check_identifier;
 using debugmap::identifier_kind_name;
 using debugmap::identifier_text;

@@ -35,7 +35,9 @@ Table event_table(const Trace& trace, const std::vector<size_t>& selected, TimeU
 /// The same joined through `map` (when not null), with two more columns after `delegate`:
 /// `handles` (the debug handles the event stands for, `event_debug_handles`, as "1,2") and `ops`
 /// (the names of the map's nodes for those handles, as "fc1,relu1"; a handle the map has no node
-/// for shows as its number). Both are empty when the map names nothing for the event.
+/// for shows as its number). Both are empty when the map names nothing for the event. When the
+/// map records instruction arguments (version 2), a column `shapes` follows `ops`: the tensors
+/// of the event's instruction (`instruction_shapes_text`).
 Table event_table(const Trace& trace, const std::vector<size_t>& selected, TimeUnit unit,
                   const DebugMap* map);
 
@@ -44,6 +46,13 @@ Table event_table(const Trace& trace, const std::vector<size_t>& selected, TimeU
 /// metadata).
 Table event_table(const Trace& trace, const std::vector<size_t>& selected, TimeUnit unit,
                   const DebugMap* map, const MetadataLayout* layout);
+
+/// The tensors of the instruction `e` belongs to in the method of `map` that block method
+/// `method` stands for ("float32[1, 4], float32[4, 8] -> float32[1, 8]", `call_shapes_text`);
+/// empty for a delegate's own events, events outside an instruction, and entries without
+/// arguments.
+std::string instruction_shapes_text(const DebugMap& map, const std::string& method,
+                                    const TraceEvent& e);
 
 /// Whether `e` is the event of an instruction itself (OPERATOR_CALL, DELEGATE_CALL, MOVE_CALL,
 /// JF_CALL, FREE_CALL), not a delegate's or a kernel's event inside it.

@@ -78,7 +78,8 @@ Table profiler_counters_table(const ProfilerCounters& counters, bool by_instruct
 /// event id; `instruction` rows whose op is `device:<device>` match that instruction's group of
 /// the device (`counters` grouped by instruction); `operator` rows `device:<device>` get the sum
 /// of the device's groups. Returns false, leaving `stats` unchanged, for a grouping the counters
-/// do not map to (`debug_handle`): print `profiler_counters_table` instead.
+/// do not map to (`debug_handle`, and `operator` with `input_shapes`, which counts no device
+/// events): print `profiler_counters_table` instead.
 bool add_counter_columns(Table& stats, const ProfilerCounters& counters);
 
 }  // namespace etkit::inspect

@@ -36,14 +36,16 @@
 #include "etkit/inspect/operator_naming.h"
 #include "etkit/inspect/event_selection.h"
 #include "etkit/inspect/method_map.h"
+#include "etkit/inspect/op_cost.h"
 
 namespace etkit::inspect {
 
 class CounterAccumulator;  // profiler_counters.h
 
 /// What a statistics row stands for.
-enum class GroupBy { Name, Operator, Instruction, DebugHandle };
-/// Parses "name", "operator", "instruction" or "debug-handle". Errors: `InvalidArgument`.
+enum class GroupBy { Name, Operator, Instruction, DebugHandle, Shape };
+/// Parses "name", "operator", "instruction", "debug-handle" or "shape". Errors:
+/// `InvalidArgument`.
 Result<GroupBy> parse_group_by(std::string_view text);
 
 /// Order of statistics rows: descending by a time or the count, or ascending by key.
@@ -68,6 +70,17 @@ struct GroupStats {
   size_t count = 0;
   double min = 0, p10 = 0, p50 = 0, p90 = 0, mean = 0, max = 0, total = 0, self = 0;
   double share = 0;  ///< Percent (see the file comment).
+  std::string shapes;  ///< The input tensors when grouped by shape (`input_shapes_text`).
+  /// Work done (op_cost.h), summed over the group's events, with a debug map that records
+  /// arguments: `costed` events had arguments (`bytes` is theirs), `flopped` had a FLOP formula.
+  size_t costed = 0, flopped = 0;
+  double flops = 0, bytes = 0;
+  size_t iterations = 0;  ///< The method's blocks the statistics saw (its iterations).
+
+  /// GFLOP/s over the group's total time, when every event had a FLOP count; else negative.
+  double gflops_per_s() const;
+  /// GB/s over the group's total time, when every event had arguments; else negative.
+  double gbytes_per_s() const;
 };
 
 /// Grouping by debug handle (`GroupBy::DebugHandle`, with a debug map): a delegate event counts
@@ -77,6 +90,14 @@ struct GroupStats {
 /// each of them, so the shares of a method's handles may add up to more than 100%. The group's
 /// `node` and `op` are the map's node name and operator for the handle. Events the map names no
 /// handle for are not counted.
+///
+/// Grouping by shape (`GroupBy::Shape`, with a debug map that records arguments, as PyTorch's
+/// `group_by_input_shape`): the outermost selected event of each instruction counts under its
+/// operator and its input tensors (`input_shapes_text`); an instruction without arguments under
+/// its operator and no shapes. Device events are not counted.
+///
+/// With a map, events grouped by operator, instruction or shape also sum the work of their
+/// instruction (`op_cost`), for GFLOP/s and GB/s.
 ///
 /// Statistics of the selected events of all `sources` pooled, sorted by `sort` (ties by method,
 /// then key ascending).
@@ -111,12 +132,16 @@ class StatsAccumulator {
     std::string op;
     std::string node;
     bool device = false;
+    std::string shapes;
     std::vector<double> durations;
     double self = 0;
+    size_t costed = 0, flopped = 0;
+    double flops = 0, bytes = 0;
     std::vector<double> selfs;  // mergeable only
   };
   struct MethodTime {
     double total = 0;
+    size_t blocks = 0;
     std::vector<double> roots;  // mergeable only
   };
   // A recent (method, key) -> group lookup by address, valid during one `add`.
@@ -141,6 +166,7 @@ class StatsAccumulator {
   std::vector<Slot> slots_;
   uint64_t epoch_ = 0;
   std::vector<uint8_t> selected_;  // scratch: selected events of the range being added
+  std::map<const InstructionEntry*, std::pair<OpCost, std::string>> costs_;  // cost, shapes
 };
 
 /// The `stats` path over a dump opened with `TraceReader`: joins the blocks `selector` selects one
@@ -158,13 +184,17 @@ Error accumulate_stats(TraceReader& reader, EventSelector* selector, OperatorNam
 double percentile(const std::vector<double>& sorted, double p);
 
 /// The statistics table: columns method, NAME|operator|instruction (+ op for instruction),
-/// count, min, p10, p50, p90, mean, max, total, self, share (percent); at most `top` rows
-/// (0 = all).
+/// (operator, input_shapes when grouped by shape), count, min, p10, p50, p90, mean, max, total,
+/// self, share (percent), and when some group has arguments flops and bytes (per call),
+/// gflop_per_s and gb_per_s (each empty where unknown); at most `top` rows (0 = all).
 Table stats_table(const std::vector<GroupStats>& stats, GroupBy by, TimeUnit unit, size_t top,
                   std::string title);
 
-/// The summary by operator type: columns method, operator, calls, total, mean (per call),
-/// percent (of the method's operator time), cumulative (percent), ordered by total descending.
+/// The summary by operator type (TFLite benchmark_model's "summary by node type"): columns
+/// method, operator, calls, per_iteration (calls per iteration of the method), total, mean (per
+/// call), percent (of the method's operator time), cumulative (percent), and when some operator
+/// has a FLOP count flops_percent (its share of the method's counted FLOPs; empty for an
+/// operator without a formula), ordered by total descending.
 /// Host operators only: device rows are left to `device_summary_table`.
 Table operator_summary_table(const std::vector<TraceSelection>& sources, TimeUnit unit,
                              std::string title);

@@ -53,6 +53,27 @@ Error check_identifier(const DelegateIdentifier& id);
 /// Parses a canonical decimal int32 ("0", "17", "-3"; not "07", "+1", " 1"); nullopt otherwise.
 std::optional<int64_t> parse_canonical_int(std::string_view text);
 
+/// What an instruction argument is (formats/debugmap.md, version 2).
+enum class ArgKind : uint8_t { Tensor, Int, Ints, Double, Bool, None, Other };
+
+/// "tensor", "int", "ints", "double", "bool", "none", "other".
+const char* arg_kind_name(ArgKind kind);
+
+/// One argument of a kernel or delegate call, as the program declares it: a tensor's dtype and
+/// sizes, a scalar's value, an int list's values. Read from the program's values table, so a
+/// dynamic tensor's sizes are its upper bounds (`dynamic`), not what one run saw.
+struct ArgInfo {
+  ArgKind kind = ArgKind::None;
+  std::string dtype;           ///< Tensor: PyTorch's dtype name ("float32").
+  std::vector<int64_t> sizes;  ///< Tensor: its sizes, each >= 0; Ints: the values.
+  bool dynamic = false;        ///< Tensor: sizes are upper bounds (dynamic shape).
+  int64_t value = 0;           ///< Int: the value; Bool: 0 or 1.
+  double number = 0;           ///< Double: the value.
+  std::string type;            ///< Other: what it is ("tensor_list", "string", ...).
+
+  bool operator==(const ArgInfo&) const = default;
+};
+
 /// One instruction of a method.
 struct InstructionEntry {
   int32_t chain = 0;  ///< Chain index (ETDump `chain_index`).
@@ -62,6 +83,10 @@ struct InstructionEntry {
   /// of a delegate call (never empty); empty for other kinds.
   std::string op;
   std::vector<uint32_t> debug_handles;  ///< Ascending, unique, each >= 1.
+  /// A kernel or delegate call's arguments as the program lists them (inputs, then outputs; a
+  /// kernel call ends with its return slot, the out tensor again); empty when unknown (a
+  /// version 1 map).
+  std::vector<ArgInfo> args;
 
   bool operator==(const InstructionEntry&) const = default;
 };

@@ -1,0 +1,1 @@
+cd $CASE_TMP && debugmap-build $SAMPLES/mlp.pte -o mlp.map.json > /dev/null && trace-run $SAMPLES/mlp.pte -i random:1 --etdump x.etdump --clock fake --iterations 3 > /dev/null && etdump-inspect stats x.etdump --debug-map mlp.map.json --by shape --time-unit us

@@ -1,0 +1,2 @@
+# Grouped by shape no row is a device's, so the profiler counters get a table of their own.
+cd $CASE_TMP && debugmap-build $SRC/$FIXTURES/pte/et-add.pte -o add.map.json > /dev/null && trace-run $SRC/$FIXTURES/pte/et-add.pte --etdump run.etdump --clock fake --iterations 2 --profiler-plugin $SAMPLES/profiler-plugin/libetkit_toy_profiler.so --profiler toy > /dev/null && etdump-inspect stats run.etdump --debug-map add.map.json --by shape --time-unit us
