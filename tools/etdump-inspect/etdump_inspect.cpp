@@ -292,7 +292,13 @@ int etdump_inspect_main(int argc, char** argv) {
                                          add_compare(app), add_info(app),
                                          add_report(app), add_query(app), add_memory(app)};
   if (argc < 2) {
-    print_error(kEtdumpInspect, "a subcommand is required: show, stats, diff, export, values, compare, info, report, query or memory (see --help)");
+    // The names come from the subcommands themselves, so the list cannot fall behind them.
+    std::string names;
+    for (size_t i = 0; i < subcommands.size(); ++i) {
+      names += i == 0 ? "" : i + 1 == subcommands.size() ? " or " : ", ";
+      names += subcommands[i].app->get_name();
+    }
+    print_error(kEtdumpInspect, "a subcommand is required: " + names + " (see --help)");
     return kExitUsage;
   }
   if (std::optional<int> exit = parse_command_line(app, argc, argv)) return *exit;
