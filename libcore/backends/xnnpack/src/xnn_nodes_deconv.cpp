@@ -69,17 +69,7 @@ void run_deconvolution(Delegate& d, const NodePlan& p) {
 Result<RunFn> prepare_deconvolution(Delegate& d, NodePlan& p, MemoryAllocator&) {
   const Node& n = *p.node;
   const Graph& g = *d.graph;
-  for (uint32_t k = 0; k < n.num_inputs; ++k) {
-    if (n.inputs[k] == kNoValue) continue;
-    if (g.value(n.inputs[k]).dtype != Datatype::Fp32) {
-      return Error(ErrorCode::NotSupported, "input %u is %s, expected fp32", k + 1,
-                   datatype_name(g.value(n.inputs[k]).dtype));
-    }
-  }
-  if (g.value(n.output).dtype != Datatype::Fp32) {
-    return Error(ErrorCode::NotSupported, "the output is %s, expected fp32",
-                 datatype_name(g.value(n.output).dtype));
-  }
+  ETKIT_TRY(require_fp32(g, n));
   if (n.flags != 0) return Error(ErrorCode::NotSupported, "flags 0x%x (e.g. SAME padding)", n.flags);
   return &run_deconvolution;
 }

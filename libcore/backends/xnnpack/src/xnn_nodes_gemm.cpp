@@ -297,17 +297,7 @@ float* allocate_floats(MemoryAllocator& allocator, int64_t n) {
 Result<RunFn> prepare_gemm(Delegate& d, NodePlan& p, MemoryAllocator& allocator) {
   const Node& n = *p.node;
   const Graph& g = *d.graph;
-  for (uint32_t k = 0; k < n.num_inputs; ++k) {
-    if (n.inputs[k] == kNoValue) continue;
-    if (g.value(n.inputs[k]).dtype != Datatype::Fp32) {
-      return Error(ErrorCode::NotSupported, "input %u is %s, expected fp32", k + 1,
-                   datatype_name(g.value(n.inputs[k]).dtype));
-    }
-  }
-  if (g.value(n.output).dtype != Datatype::Fp32) {
-    return Error(ErrorCode::NotSupported, "the output is %s, expected fp32",
-                 datatype_name(g.value(n.output).dtype));
-  }
+  ETKIT_TRY(require_fp32(g, n));
   if (n.kind == NodeKind::BatchMatrixMultiply) {
     if ((n.flags & ~kFlagTransposeB) != 0) {
       return Error(ErrorCode::NotSupported, "flags 0x%x", n.flags);

@@ -107,6 +107,21 @@ Error init_slot(Slot& s, const Value& v, MemoryAllocator& allocator) {
 
 }  // namespace
 
+Error require_fp32(const Graph& g, const Node& n) {
+  for (uint32_t k = 0; k < n.num_inputs; ++k) {
+    if (n.inputs[k] == kNoValue) continue;
+    if (g.value(n.inputs[k]).dtype != Datatype::Fp32) {
+      return Error(ErrorCode::NotSupported, "input %u is %s, expected fp32", k + 1,
+                   datatype_name(g.value(n.inputs[k]).dtype));
+    }
+  }
+  if (g.value(n.output).dtype != Datatype::Fp32) {
+    return Error(ErrorCode::NotSupported, "the output is %s, expected fp32",
+                 datatype_name(g.value(n.output).dtype));
+  }
+  return Error();
+}
+
 ScalarType slot_type(Datatype t) {
   switch (t) {
     case Datatype::QInt8:

@@ -67,6 +67,9 @@ ScalarType slot_type(Datatype t);
 
 // --- Node families: each checks the datatypes of its kinds and prepares a node. ---
 
+/// `NotSupported` naming the first operand of `n` (an input, then the output) that is not fp32.
+Error require_fp32(const Graph& g, const Node& n);
+
 /// Elementwise unary and binary nodes, clamp, softmax, convert (fp32).
 Result<RunFn> prepare_elementwise(Delegate& d, NodePlan& p, MemoryAllocator& allocator);
 /// FullyConnected, Conv2d, DepthwiseConv2d, BatchMatrixMultiply (fp32).
