@@ -481,7 +481,10 @@ Table operator_summary_table(std::vector<GroupStats> ops, TimeUnit unit, std::st
   t.columns = {{"method", 0},       {"operator", 0},  {"calls", 0},
                {"per_iteration", 2}, {"total", d, true}, {"mean", d, true},
                {"percent", 1},      {"cumulative", 1}};
-  if (with_flops) t.columns.push_back({"flops_percent", 1});
+  if (with_flops) {
+    t.columns.push_back({"flops_percent", 1});
+    t.columns.push_back({"gflop_per_s", kSignificantDigits});
+  }
   // By method (ascending), then total descending, then operator.
   std::sort(ops.begin(), ops.end(), [](const GroupStats& a, const GroupStats& b) {
     if (a.method != b.method) return a.method < b.method;
@@ -505,6 +508,8 @@ Table operator_summary_table(std::vector<GroupStats> ops, TimeUnit unit, std::st
       } else {
         row.emplace_back(std::monostate{});
       }
+      const double rate = g.gflops_per_s();
+      row.emplace_back(rate < 0 ? Cell(std::monostate{}) : Cell(rate));
     }
     t.rows.push_back(std::move(row));
   }
