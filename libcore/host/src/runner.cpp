@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cinttypes>
+#include <cstdint>
 #include <cstdlib>
 #include <optional>
 
@@ -72,14 +73,24 @@ Result<ProgramFile> ProgramFile::open(const std::string& path, const std::string
 
 namespace {
 
+// Frees a buffer whose pointer was moved `offset` bytes past what calloc returned.
 struct FreeDeleter {
-  void operator()(void* p) const { std::free(p); }
+  size_t offset = 0;
+  void operator()(uint8_t* p) const { std::free(p - offset); }
 };
 using Buffer = std::unique_ptr<uint8_t, FreeDeleter>;
 
-// calloc: large plans are zero pages until touched, so reserving them is cheap.
+// calloc: large plans are zero pages until touched, so reserving them is cheap. The buffer
+// starts at a 64-byte boundary whatever calloc's own alignment (glibc's 16 past a page, the
+// sanitizers' another): the allocators pad to absolute addresses, so what they report as used
+// (trace-run --memory, the dump's allocation events) is then the same in every build.
 Buffer zeroed_buffer(size_t bytes) {
-  return Buffer(static_cast<uint8_t*>(std::calloc(bytes == 0 ? 1 : bytes, 1)));
+  constexpr size_t kAlign = 64;
+  if (bytes > SIZE_MAX - kAlign) return Buffer();
+  auto* raw = static_cast<uint8_t*>(std::calloc((bytes == 0 ? 1 : bytes) + kAlign, 1));
+  if (raw == nullptr) return Buffer();
+  const size_t offset = (kAlign - reinterpret_cast<uintptr_t>(raw) % kAlign) % kAlign;
+  return Buffer(raw + offset, FreeDeleter{offset});
 }
 
 // The shared arena backing memory id `id` of method `name`, if the manager shares that id.
