@@ -104,6 +104,10 @@ Result<BundledValue> convert_value(const bp::Value* v, const char* where) {
     nbytes = (us != 0 && nbytes > UINT64_MAX / us) ? UINT64_MAX : nbytes * us;
   }
   if (zero) nbytes = 0;
+  int32_t strides[kMaxRank];
+  if (!compute_strides(out.sizes, out.dim_order, {strides, rank})) {
+    return Error(ErrorCode::InvalidProgram, "%s: sizes whose strides exceed 2^31-1", where);
+  }
   const size_t have = vsize(t->data());
   if (have != nbytes) {
     return Error(ErrorCode::InvalidProgram,

@@ -312,6 +312,11 @@ Result<HostTensor> parse_npy(std::span<const uint8_t> bytes) {
                  descr.c_str(), static_cast<unsigned long long>(expected));
   }
 
+  int32_t strides[kMaxRank];
+  if (!compute_strides(shape, {kIdentityDimOrder, shape.size()}, {strides, shape.size()})) {
+    return Error(ErrorCode::InvalidData, "shape %s has a stride beyond 2^31-1",
+                 shape_repr(shape).c_str());
+  }
   HostTensor out(dtype, shape);
   if (expected > 0) std::memcpy(out.data(), bytes.data() + data_offset, expected);
   if (dtype == ScalarType::Bool) {

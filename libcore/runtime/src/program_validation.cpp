@@ -269,6 +269,11 @@ class Validator {
       }
       nbytes *= static_cast<uint64_t>(s);
     }
+    int32_t strides[kMaxRank];
+    if (!compute_strides({t->sizes()->data(), rank}, {t->dim_order()->data(), rank},
+                         {strides, rank})) {
+      return Error(ErrorCode::InvalidProgram, "tensor strides overflow int32");
+    }
     if (t->storage_offset() != 0) {
       return Error(ErrorCode::InvalidProgram, "non-zero storage offset %d", t->storage_offset());
     }

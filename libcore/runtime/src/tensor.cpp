@@ -17,12 +17,15 @@ bool compute_strides(std::span<const int32_t> sizes, std::span<const uint8_t> di
     if (d >= rank || (seen & (1u << d)) != 0) return false;
     seen |= 1u << d;
   }
+  // `running` stays at most INT32_MAX before each product, and sizes are int32, so the product
+  // fits in int64; a stride beyond int32 is refused before it is stored.
   int64_t running = 1;
   for (size_t k = rank; k-- > 0;) {
     const uint8_t d = dim_order[k];
+    if (running > INT32_MAX) return false;
     strides[d] = static_cast<int32_t>(running);
     // A zero-size dimension does not scale the next stride (ExecuTorch's dim_order_util rule).
-    if (sizes[d] != 0) running *= sizes[d];
+    if (sizes[d] > 0) running *= sizes[d];
   }
   return true;
 }
@@ -48,8 +51,15 @@ Tensor::Tensor(ScalarType dtype, std::span<int32_t> sizes, std::span<uint8_t> di
 }
 
 void Tensor::recompute() {
-  numel_ = 1;
-  for (size_t i = 0; i < rank_; ++i) numel_ *= sizes_[i];
+  // A zero-size dimension anywhere makes the count 0, whatever the product of the others (which
+  // need not fit in int64). Loaders check shapes with `compute_strides` before they build one.
+  int64_t numel = 1;
+  bool zero = false;
+  for (size_t i = 0; i < rank_; ++i) {
+    zero = zero || sizes_[i] == 0;
+    if (!zero && __builtin_mul_overflow(numel, int64_t{sizes_[i]}, &numel)) numel = INT64_MAX;
+  }
+  numel_ = zero ? 0 : numel;
   compute_strides(sizes(), dim_order(), {strides_, rank_});
 }
 
@@ -88,8 +98,21 @@ Error Tensor::resize(std::span<const int32_t> new_sizes) {
                  "cannot resize tensor %s to %s: %s bytes exceed its bound of %zu bytes", have,
                  want, count, capacity_bytes_);
   }
-  for (size_t i = 0; i < rank_; ++i) sizes_[i] = new_sizes[i];
-  recompute();
+  int32_t strides[kMaxRank];
+  if (rank_ > static_cast<size_t>(kMaxRank) ||
+      !compute_strides(new_sizes, dim_order(), {strides, rank_})) {
+    char want[160];
+    char have[160];
+    format_sizes(new_sizes, want, sizeof(want));
+    format_sizes(sizes(), have, sizeof(have));
+    return Error(ErrorCode::InvalidArgument,
+                 "cannot resize tensor %s to %s: a stride exceeds 2^31-1", have, want);
+  }
+  for (size_t i = 0; i < rank_; ++i) {
+    sizes_[i] = new_sizes[i];
+    strides_[i] = strides[i];
+  }
+  numel_ = numel;
   return Error();
 }
 

@@ -444,6 +444,8 @@ TEST_CASE("bundled_program: malformed values and index errors") {
       {"dim order length", 1, {3, {1, 1}, {0, 0, 0, 0}, {0, 1, 2}}, "dim_order has 3 entries"},
       {"dim order not a permutation", 1, {3, {1, 1}, {0, 0, 0, 0}, {1, 1}}, "not a permutation"},
       {"negative size", 1, {3, {-1}, {}, {0}}, "negative size -1"},
+      {"empty but strides overflow", 1, {3, {0, 65536, 65536}, {}, {0, 1, 2}},
+       "sizes whose strides exceed 2^31-1"},
   };
   for (const Bad& c : bad) {
     CAPTURE(c.name);

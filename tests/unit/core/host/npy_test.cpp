@@ -263,6 +263,16 @@ TEST_CASE("npy: data size must match the shape exactly") {
         dict("<f8", "(2147483647, 2147483647, 2147483647, 2147483647)"), bytes_of<double>({1})));
     CHECK_MESSAGE(contains(e.message(), "needs at least"), e.message());
   }
+  SUBCASE("an empty array whose other dimensions overflow the strides is refused") {
+    // A fuzzer's find: no elements, so no data, but the strides would pass 2^31.
+    const Error e = parse_error(make_npy(dict("<f4", "(0, 65536, 65536)"), {}));
+    CHECK(e.code() == ErrorCode::InvalidData);
+    CHECK_MESSAGE(contains(e.message(), "shape (0, 65536, 65536) has a stride beyond 2^31-1"),
+                  e.message());
+    Result<HostTensor> r = parse_npy(make_npy(dict("<f4", "(0, 32767, 65536)"), {}));
+    REQUIRE_MESSAGE(r.ok(), r.error().message());
+    CHECK(r->tensor().numel() == 0);
+  }
   SUBCASE("extra bytes after the data") {
     const Error e = parse_error(make_npy(dict("<i4", "(2,)"), bytes_of<int32_t>({1, 2, 3})));
     CHECK_MESSAGE(contains(e.message(), "4 extra bytes after the data"), e.message());

@@ -35,6 +35,51 @@ TEST_CASE("tensor: invalid dim orders are refused") {
   CHECK_FALSE(compute_strides(sizes, std::vector<uint8_t>{0, 1}, strides));
 }
 
+TEST_CASE("tensor: strides beyond int32 are refused, also with no elements") {
+  std::vector<int32_t> strides(3);
+  const std::vector<uint8_t> order{0, 1, 2};
+  // Strides are 2^31 and 1: the first does not fit, though the tensor is empty.
+  CHECK_FALSE(compute_strides(std::vector<int32_t>{0, 65536, 32768}, order, strides));
+  CHECK_FALSE(compute_strides(std::vector<int32_t>{2, INT32_MAX, 2}, order, strides));
+  // The product of the inner sizes may reach 2^62 and more without overflowing int64 first.
+  CHECK_FALSE(compute_strides(std::vector<int32_t>{INT32_MAX, INT32_MAX, INT32_MAX}, order,
+                              strides));
+  // The outermost size never becomes a stride.
+  REQUIRE(compute_strides(std::vector<int32_t>{INT32_MAX, 1, 1}, order, strides));
+  CHECK(strides == std::vector<int32_t>{1, 1, 1});
+  REQUIRE(compute_strides(std::vector<int32_t>{0, 32768, 65535}, order, strides));
+  CHECK(strides[0] == 32768 * 65535);
+}
+
+TEST_CASE("tensor: numel is 0 with a zero-size dimension whatever the other sizes") {
+  int32_t sizes[4] = {INT32_MAX, INT32_MAX, INT32_MAX, 0};
+  uint8_t order[4] = {0, 1, 2, 3};
+  int32_t strides[4];
+  Tensor t(ScalarType::Float, sizes, order, strides, nullptr, ShapeDynamism::Static);
+  CHECK(t.numel() == 0);
+  CHECK(t.nbytes() == 0);
+}
+
+TEST_CASE("tensor: a resize to strides beyond int32 is refused and leaves the tensor as it was") {
+  int32_t sizes[3] = {1, 1, 1};
+  uint8_t order[3] = {0, 1, 2};
+  int32_t strides[3];
+  float data[1];
+  Tensor t(ScalarType::Float, sizes, order, strides, data, ShapeDynamism::DynamicBound);
+  const int32_t empty_but_wide[3] = {0, 65536, 65536};
+  Error e = t.resize(empty_but_wide);
+  CHECK(e.code() == ErrorCode::InvalidArgument);
+  CHECK(std::string(e.message()) ==
+        "cannot resize tensor [1, 1, 1] to [0, 65536, 65536]: a stride exceeds 2^31-1");
+  CHECK(t.numel() == 1);
+  CHECK(t.sizes()[1] == 1);
+  CHECK(t.strides()[0] == 1);
+  const int32_t empty[3] = {0, 4, 4};
+  REQUIRE(t.resize(empty).ok());
+  CHECK(t.numel() == 0);
+  CHECK(t.strides()[0] == 16);
+}
+
 TEST_CASE("tensor: numel, nbytes and rank-0") {
   HostTensor scalar(ScalarType::Double, {});
   CHECK(scalar.tensor().dim() == 0);

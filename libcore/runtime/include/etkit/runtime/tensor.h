@@ -31,7 +31,8 @@ enum class ShapeDynamism : uint8_t {
 
 /// Fills `strides` (length `sizes.size()`) for `sizes` laid out in `dim_order`. A zero-size
 /// dimension does not scale the next stride (ExecuTorch's rule). Returns false if `dim_order` is
-/// not a permutation of 0..rank-1.
+/// not a permutation of 0..rank-1 or a stride exceeds int32 (possible even with no elements: a
+/// zero-size dimension leaves the others free). Loaders of untrusted shapes call it to check.
 bool compute_strides(std::span<const int32_t> sizes, std::span<const uint8_t> dim_order,
                      std::span<int32_t> strides);
 
