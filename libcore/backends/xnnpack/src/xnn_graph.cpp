@@ -77,7 +77,7 @@ struct Decoder {
       case fbx::XValueUnion::XNNTensorValue: tv = xv->xvalue_union_as_XNNTensorValue(); break;
       case fbx::XValueUnion::XNNQuantizedTensorValue:
         qv = xv->xvalue_union_as_XNNQuantizedTensorValue();
-        tv = qv->tensor_value();
+        if (qv != nullptr) tv = qv->tensor_value();
         break;
       default: break;
     }

@@ -36,6 +36,10 @@ QRange quant_range(Datatype t) {
 Error decode_quant_params(const fbx::XNNQuantizedTensorValue& q, Value& v,
                           ConstantResolver& constants) {
   const char* type = datatype_name(v.dtype);
+  // A union may name its type and still hold no table: FlatBuffers verifies that as valid.
+  if (q.quant_params() == nullptr) {
+    return Error(ErrorCode::DelegateFailed, "a quantized %s value without parameters", type);
+  }
   switch (q.quant_params_type()) {
     case fbx::XNNQuantParams::PerTensorQuant: {
       const fbx::PerTensorQuant* p = q.quant_params_as_PerTensorQuant();

@@ -251,5 +251,19 @@ TEST_CASE("xnnpack graph: out-of-range value ids, constant offsets and dims are 
   }
 }
 
+TEST_CASE("xnnpack graph: quantization parameters named but absent are a clean error") {
+  // A fuzzer's find: FlatBuffers verifies a union with a type and no table as valid.
+  std::vector<uint8_t> memory;
+  TestGraph g;
+  const uint32_t x = g.input({2});
+  const uint32_t q = g.qvalue_without_params(fbx::XNNDatatype::xnn_datatype_qint8, {2});
+  const uint32_t o = g.output({2});
+  g.unary(U::XNNConvert, x, q);
+  g.unary(U::XNNConvert, q, o);
+  Result<const Graph*> d = decode(g.finish(), memory);
+  REQUIRE_FALSE(d.ok());
+  CHECK(std::string(d.error().message()) == "value 1: a quantized qint8 value without parameters");
+}
+
 }  // namespace
 }  // namespace etkit::xnn::testing

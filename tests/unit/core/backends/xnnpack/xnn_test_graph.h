@@ -63,6 +63,13 @@ class TestGraph {
     return id;
   }
 
+  /// A quantized value whose parameters union names PerTensorQuant but holds no table.
+  uint32_t qvalue_without_params(fbx::XNNDatatype type, std::vector<uint32_t> dims) {
+    const uint32_t id = value(type, std::move(dims), 0);
+    values_[id].quant = {4, 0, 0, {}, 0, 0};
+    return id;
+  }
+
   flatbuffers::FlatBufferBuilder& fbb() { return fbb_; }
 
   /// Adds a node whose union member the caller built with `fbb()`.
@@ -100,6 +107,8 @@ class TestGraph {
       } else if (v.quant.kind == 2) {
         qt = fbx::XNNQuantParams::PerChannelQuant;
         q = fbx::CreatePerChannelQuantDirect(fbb_, &v.quant.scales, v.quant.channel_dim).Union();
+      } else if (v.quant.kind == 4) {
+        q = 0;  // the type without the table
       } else {
         qt = fbx::XNNQuantParams::PerTokenDynamicQuant;
         q = fbx::CreatePerTokenDynamicQuant(fbb_, v.quant.nonbatch).Union();
