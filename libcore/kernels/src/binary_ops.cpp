@@ -58,8 +58,8 @@ bool finish_binary(KernelContext& ctx, BinaryArgs* b) {
   Shape shape;
   if (!broadcast_shapes(ctx, *b->self, "self", *b->other, "other", &shape)) return false;
   if (!resize_out(ctx, *b->out, shape.span())) return false;
-  b->operands = {broadcast_operand(*b->self, b->out->sizes()),
-                 broadcast_operand(*b->other, b->out->sizes())};
+  broadcast_operand(*b->self, b->out->sizes(), &b->operands[0]);
+  broadcast_operand(*b->other, b->out->sizes(), &b->operands[1]);
   return true;
 }
 

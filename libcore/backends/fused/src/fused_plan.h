@@ -47,7 +47,7 @@ struct StepPlan {
   /// Elementwise steps: each tensor operand's strides in the output's index space (data set at
   /// execute); binary steps with a scalar use `operand_views[1]` pointing at `scalar`.
   /// Linear/Addmm: `operand_views[2]` is the bias broadcast to [n, m].
-  kernels::Operand operand_views[3];
+  kernels::Operand operand_views[3] = {};  // zeroed: a scalar operand keeps all strides 0
   int32_t output_argument = -1;  ///< The DelegateCall value written, or -1 (scratch).
   Tensor out;     ///< The step's output (scratch, or rebound to the argument at execute).
   Tensor matrix;  ///< Linear/Addmm: `out` viewed as [n, m].

@@ -17,26 +17,34 @@
 
 namespace etkit::kernels {
 
-/// One input of an elementwise loop, viewed in the output's index space.
+/// One input of an elementwise loop, viewed in the output's index space. Only the first
+/// `out.dim()` strides are read, and whoever builds an operand sets those: they are left
+/// uninitialized, because zeroing all kMaxRank of them cost more than a one-element add (`Operand
+/// x{}` zeroes them where a caller wants that).
 struct Operand {
   const void* data = nullptr;
   ScalarType dtype = ScalarType::Float;
-  int64_t strides[kMaxRank] = {};
+  int64_t strides[kMaxRank];
 };
 
-/// `t` broadcast to `out_sizes` (trailing dimensions aligned; the caller checked compatibility).
-inline Operand broadcast_operand(const Tensor& t, std::span<const int32_t> out_sizes) {
-  Operand op;
-  op.data = t.data();
-  op.dtype = t.dtype();
+/// Sets `*op` to `t` broadcast to `out_sizes` (trailing dimensions aligned; the caller checked
+/// compatibility): every stride below `out_sizes.size()` is written.
+inline void broadcast_operand(const Tensor& t, std::span<const int32_t> out_sizes, Operand* op) {
+  op->data = t.data();
+  op->dtype = t.dtype();
   const int rank = static_cast<int>(out_sizes.size());
   const int offset = rank - t.dim();
   for (int d = 0; d < rank; ++d) {
     const int td = d - offset;
-    if (td >= 0 && t.sizes()[static_cast<size_t>(td)] != 1) {
-      op.strides[d] = t.strides()[static_cast<size_t>(td)];
-    }
+    op->strides[d] =
+        td >= 0 && t.sizes()[static_cast<size_t>(td)] != 1 ? t.strides()[static_cast<size_t>(td)] : 0;
   }
+}
+
+/// `t` broadcast to `out_sizes`, by value.
+inline Operand broadcast_operand(const Tensor& t, std::span<const int32_t> out_sizes) {
+  Operand op;
+  broadcast_operand(t, out_sizes, &op);
   return op;
 }
 
