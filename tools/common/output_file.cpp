@@ -9,6 +9,17 @@
 
 namespace etkit::tools {
 
+Error write_output(const std::string& path, std::string_view text) {
+  if (path == "-") {
+    if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size()) {
+      return Error(ErrorCode::AccessFailed, "stdout: cannot write: %s", std::strerror(errno));
+    }
+    return Error();
+  }
+  return write_file_atomic(path,
+                           std::span(reinterpret_cast<const uint8_t*>(text.data()), text.size()));
+}
+
 Error ensure_directory(const std::string& path) {
   struct stat st {};
   if (::stat(path.c_str(), &st) == 0) {

@@ -37,14 +37,9 @@ int run(const Options& options) {
   if (!built.ok()) return report(kDebugmapBuild, built.error());
 
   const std::string& text = built->text;
-  if (options.output == "-") {
-    std::fwrite(text.data(), 1, text.size(), stdout);
-    return kExitOk;
-  }
-  const Error written = write_file_atomic(
-      options.output, std::span(reinterpret_cast<const uint8_t*>(text.data()), text.size()));
+  const Error written = write_output(options.output, text);
   if (!written.ok()) return report(kDebugmapBuild, written);
-  std::printf("%s: %s\n", options.output.c_str(), built->summary.c_str());
+  if (options.output != "-") std::printf("%s: %s\n", options.output.c_str(), built->summary.c_str());
   return kExitOk;
 }
 

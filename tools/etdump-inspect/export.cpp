@@ -40,12 +40,7 @@ int run_export_one(const ExportOptions& options) {
   const std::string text = options.format == "folded"
                                ? inspect::folded_stacks(traces[0], selected)
                                : inspect::chrome_trace_json(traces[0], selected, m);
-  if (options.output == "-") {
-    std::fwrite(text.data(), 1, text.size(), stdout);
-    return kExitOk;
-  }
-  const Error written = write_file_atomic(
-      options.output, std::span(reinterpret_cast<const uint8_t*>(text.data()), text.size()));
+  const Error written = write_output(options.output, text);
   if (!written.ok()) return report(kEtdumpInspect, written);
   return kExitOk;
 }

@@ -190,12 +190,7 @@ int run_report(const ReportOptions& options) {
   std::string title = "etkit report: " + traces[0].path;
   if (traces.size() == 2) title += " vs " + traces[1].path;
   const std::string page = inspect::html_report_page(title, *data);
-  if (options.output == "-") {
-    std::fwrite(page.data(), 1, page.size(), stdout);
-    return kExitOk;
-  }
-  const Error written = write_file_atomic(
-      options.output, std::span(reinterpret_cast<const uint8_t*>(page.data()), page.size()));
+  const Error written = write_output(options.output, page);
   if (!written.ok()) return report(kEtdumpInspect, written);
   return kExitOk;
 }
