@@ -181,6 +181,11 @@ inline bool promote_tensors(KernelContext& ctx, const Tensor& self, const Tensor
       !check_computed_dtype(ctx, out, "out")) {
     return false;
   }
+  // Tensors of one dtype promote to it whatever their ranks (the common case, and per call).
+  if (self.dtype() == other.dtype()) {
+    *common = self.dtype();
+    return true;
+  }
   ResultType rt;
   rt.add_tensor(self);
   rt.add_tensor(other);
