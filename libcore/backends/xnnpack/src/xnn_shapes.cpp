@@ -90,15 +90,30 @@ Result<int64_t> deconv_out(int64_t in, uint32_t pad_a, uint32_t pad_b, uint32_t 
   return in == 0 ? 0 : (full > pads ? full - pads : 0);
 }
 
-Error deconvolution(const Node& n, const Dims* in, Dims& out) {
-  const Dims& x = in[0];
-  const Dims& w = in[1];
+// A convolution's input and output channels, groups times the channels per group: each factor is
+// uint32, so the products fit in uint64 before they are bounded to int32.
+Error group_channels(const Node& n, int64_t* cin, int64_t* cout) {
   if (n.groups == 0 || n.group_input_channels == 0 || n.group_output_channels == 0) {
     return Error(ErrorCode::DelegateFailed, "groups %u x %u -> %u channels must be > 0",
                  n.groups, n.group_input_channels, n.group_output_channels);
   }
-  const int64_t cin = int64_t{n.groups} * n.group_input_channels;
-  const int64_t cout = int64_t{n.groups} * n.group_output_channels;
+  const uint64_t in = uint64_t{n.groups} * n.group_input_channels;
+  const uint64_t out = uint64_t{n.groups} * n.group_output_channels;
+  if (in > INT32_MAX || out > INT32_MAX) {
+    return Error(ErrorCode::DelegateFailed, "groups %u x %u -> %u channels exceed 2^31-1",
+                 n.groups, n.group_input_channels, n.group_output_channels);
+  }
+  *cin = static_cast<int64_t>(in);
+  *cout = static_cast<int64_t>(out);
+  return Error();
+}
+
+Error deconvolution(const Node& n, const Dims* in, Dims& out) {
+  const Dims& x = in[0];
+  const Dims& w = in[1];
+  int64_t cin = 0;
+  int64_t cout = 0;
+  ETKIT_TRY(group_channels(n, &cin, &cout));
   if (x.rank != 4) return bad("input must be 4-D (NHWC)", x, w);
   if (w.rank != 4 || w.d[0] != cout || w.d[1] != static_cast<int64_t>(n.kernel_h) ||
       w.d[2] != static_cast<int64_t>(n.kernel_w) ||
@@ -188,13 +203,9 @@ Error infer_output_dims(const Node& n, const Dims* in, Dims& out) {
     case NodeKind::DepthwiseConv2d: {
       const Dims& x = in[0];
       const Dims& w = in[1];
-      const int64_t groups = n.groups;
-      const int64_t cin = groups * n.group_input_channels;
-      const int64_t cout = groups * n.group_output_channels;
-      if (groups == 0 || n.group_input_channels == 0 || n.group_output_channels == 0) {
-        return Error(ErrorCode::DelegateFailed, "groups %u x %u -> %u channels must be > 0",
-                     n.groups, n.group_input_channels, n.group_output_channels);
-      }
+      int64_t cin = 0;
+      int64_t cout = 0;
+      ETKIT_TRY(group_channels(n, &cin, &cout));
       if (w.rank != 4) return bad("filter must be 4-D", x, w);
       const bool depthwise = n.kind == NodeKind::DepthwiseConv2d;
       const bool filter_ok =

@@ -225,5 +225,24 @@ TEST_CASE("xnnpack gemm: a convolution filter that is not a constant is refused 
   CHECK(r.init_error().find("node 0 (Conv2d)") != std::string::npos);
 }
 
+TEST_CASE("xnnpack gemm: groups times channels per group past int32 is refused, not wrapped") {
+  // A fuzzer's find: 2952790017 groups x 4227858435 channels overflowed int64 (UBSan).
+  for (const bool transposed : {false, true}) {
+    CAPTURE(transposed);
+    TestGraph g;
+    const uint32_t in = g.input({1, 2, 2, 1});
+    const uint32_t f = g.constant({1, 1, 1, 1}, {1.0f});
+    const uint32_t out = g.output({1, 2, 2, 1});
+    auto node = fbx::Create_XNNNodeConv(g.fbb(), 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 65536, 1, 65536, 0,
+                                        0, in, f, kNoValue, out, 0);
+    g.node(transposed ? U::XNNConvTranspose2d : U::XNNConv2d, node.Union(), 1);
+    Runner r(g.finish());
+    REQUIRE_FALSE(r.ok());
+    CHECK_MESSAGE(r.init_error().find("groups 65536 x 65536 -> 1 channels exceed 2^31-1") !=
+                      std::string::npos,
+                  r.init_error());
+  }
+}
+
 }  // namespace
 }  // namespace etkit::xnn::testing
