@@ -130,7 +130,8 @@ class Builder {
                        "operand %u: constant %u does not exist (the blob has %u)", i, o.index(), n);
         }
         const fb::Constant* c = constants->Get(o.index());
-        ref->constant = c->data()->data();
+        // check_constants matched data to sizes; an empty constant may have no data vector.
+        ref->constant = c->data() == nullptr ? nullptr : c->data()->data();
         return sizes_of(c->sizes());
       }
       case fb::OperandKind::Step:

@@ -327,6 +327,7 @@ struct BlobSpec {
   executorch_flatbuffer::ScalarType argument_dtype = executorch_flatbuffer::ScalarType::FLOAT;
   std::vector<std::vector<int32_t>> constant_sizes;
   std::vector<std::vector<float>> constant_data;
+  bool constants_without_data = false;  // no data vector at all, not an empty one
   struct StepSpec {
     fb::StepKind kind = fb::StepKind::Relu;
     std::vector<fb::Operand> operands = {fb::Operand(fb::OperandKind::Argument, 0)};
@@ -346,7 +347,8 @@ struct BlobSpec {
     for (const auto& a : arguments) args.push_back(fb::CreateArgumentDirect(b, &a, argument_dtype));
     std::vector<flatbuffers::Offset<fb::Constant>> consts;
     for (size_t i = 0; i < constant_sizes.size(); ++i) {
-      consts.push_back(fb::CreateConstantDirect(b, &constant_sizes[i], &constant_data[i]));
+      consts.push_back(fb::CreateConstantDirect(
+          b, &constant_sizes[i], constants_without_data ? nullptr : &constant_data[i]));
     }
     std::vector<flatbuffers::Offset<fb::Step>> st;
     for (const StepSpec& s : steps) {
@@ -518,6 +520,17 @@ TEST_CASE("fused backend: every defect of a blob is a clean init error") {
     s.constant_sizes = {{2, 3}};
     s.constant_data = {{1, 2, 3}};
     CHECK(init_error(s) == "constant 0: sizes [2, 3] need 6 floats, the blob holds 3");
+  }
+  SUBCASE("an empty constant without a data vector") {
+    // A fuzzer's find: the plan read the missing vector's data (UBSan).
+    s.arguments = {{0}, {0}};
+    s.constant_sizes = {{0}};
+    s.constant_data = {{}};
+    s.constants_without_data = true;
+    s.steps[0].kind = fb::StepKind::Add;
+    s.steps[0].operands = {Op(K::Argument, 0), Op(K::Constant, 0)};
+    s.steps[0].sizes = {0};
+    CHECK(init_error(s) == "ok");
   }
   SUBCASE("a step that is not earlier") {
     s.steps[0].operands = {Op(K::Step, 0)};
