@@ -317,6 +317,14 @@ void convolution_out(KernelContext& ctx, std::span<EValue*> args) {
   }
   g.oh = span_h / g.sh + 1;
   g.ow = span_w / g.sw + 1;
+  // Each term is bounded to int32 (spatial_list_arg and the tensor sizes), so the spans fit in
+  // int64; the extents must still fit the int32 sizes of out, or the loops below would run past
+  // a truncated out.
+  if (g.oh > INT32_MAX || g.ow > INT32_MAX) {
+    ctx.fail(ErrorCode::InvalidArgument, "the output would be %lld x %lld, beyond 2^31 - 1",
+             static_cast<long long>(g.oh), static_cast<long long>(g.ow));
+    return;
+  }
 
   int32_t out_sizes[4] = {input->sizes()[0], weight->sizes()[0], 0, 0};
   out_sizes[2] = static_cast<int32_t>(two_d ? g.oh : g.ow);

@@ -84,6 +84,13 @@ inline bool spatial_list_arg(KernelContext& ctx, std::span<EValue*> args, size_t
                static_cast<long long>(out[k]), static_cast<long long>(min_value));
       return false;
     }
+    // Sizes are int32: a window parameter beyond that makes the output-size arithmetic of
+    // convolution and pooling overflow (the fuzzer found one in max_pool2d).
+    if (out[k] > INT32_MAX) {
+      ctx.fail(ErrorCode::InvalidArgument, "%s %lld is larger than 2^31 - 1", name,
+               static_cast<long long>(out[k]));
+      return false;
+    }
   }
   return true;
 }

@@ -199,6 +199,15 @@ TEST_CASE("kernel conv: errors") {
               ErrorCode::InvalidArgument, "bias has sizes [2], expected [1]");
   check_error(Args().t(in).t(wt).t(out).run(kConv), ErrorCode::InvalidArgument,
               "expected 11 arguments");
+  // A padding past int32 is refused before the size arithmetic; one just inside it gives an
+  // output extent past int32, which would have been truncated into out's sizes while the loops
+  // ran to the full extent: an out-of-bounds write.
+  check_error(Args().t(in).t(wt).none().ints({1}).ints({int64_t{1} << 40}).ints({1}).b(false)
+                  .ints({0}).i(1).t(out).run(kConv),
+              ErrorCode::InvalidArgument, "padding 1099511627776 is larger than 2^31 - 1");
+  check_error(Args().t(in).t(wt).none().ints({1}).ints({INT32_MAX}).ints({1}).b(false)
+                  .ints({0}).i(1).t(out).run(kConv),
+              ErrorCode::InvalidArgument, "the output would be 4294967296 x 4294967296");
 }
 
 }  // namespace
