@@ -213,6 +213,7 @@ std::string number_error(const std::string& text, bool integer, double& value) {
   if (integer) {
     long long v = 0;
     auto [p, ec] = std::from_chars(begin, end, v);
+    if (ec == std::errc::result_out_of_range) return "'" + text + "' is out of range";
     if (ec != std::errc() || p != end) return "'" + text + "' is not an integer";
     value = static_cast<double>(v);
     return "";

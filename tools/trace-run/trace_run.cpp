@@ -7,6 +7,7 @@
 #include "etkit/host/default_registries.h"
 #include "etkit/host/external_data.h"
 #include "etkit/host/file_util.h"
+#include "etkit/kernels/random.h"
 #include "etkit/tools/cli.h"
 #include "etkit/tools/diagnostics.h"
 #include "etkit/tools/size_arg.h"
@@ -98,6 +99,10 @@ int trace_run_main(int argc, char** argv, const BackendRegistry* backends) {
           ->check(in_range(0, kMaxRunSeconds, false));
   max_secs->type_name("S");
   app.add_option("--ptd", options.ptd_path, "External data file (.ptd) for the program");
+  uint64_t random_seed = 0;
+  app.add_option("--random-seed", random_seed,
+                 "Seed of the random operators (rand, randn, native_dropout, ...; default 0)")
+      ->check(at_least(0, true));
   app.add_option("--max-memory", max_memory,
                  "Largest memory plan to allocate, e.g. 64M, 1G (default 1G)");
   app.add_option("--delegate-memory", delegate_memory,
@@ -219,6 +224,8 @@ int trace_run_main(int argc, char** argv, const BackendRegistry* backends) {
   }
 
   if (int rc = apply_profiler_flags(profiler_flags, options); rc != kExitOk) return rc;
+  // Process-wide, before anything runs: one stream for every execution of this run.
+  kernels::set_random_seed(random_seed);
 
   // Output paths are checked before anything runs (the dump's by the trace session).
   if (!options.outputs_dir.empty()) {

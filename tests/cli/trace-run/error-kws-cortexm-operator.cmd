@@ -1,1 +1,0 @@
-trace-run $FIXTURES/pte/et-arduino-kws-cortexm.pte
