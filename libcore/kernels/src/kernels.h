@@ -53,6 +53,8 @@ std::span<const KernelEntry> distance_kernels();  // distance_ops.cpp
 std::span<const KernelEntry> random_kernels();  // random_ops.cpp
 std::span<const KernelEntry> pool_backward_kernels();  // pool_backward_ops.cpp
 std::span<const KernelEntry> grid_sampler_kernels();  // grid_sampler_ops.cpp
+std::span<const KernelEntry> cortex_m_kernels();  // cortex_m_ops.cpp
+std::span<const KernelEntry> cortex_m_conv_kernels();  // cortex_m_conv_ops.cpp
 // binary_ops.cpp
 void add_out(KernelContext& ctx, std::span<EValue*> args);
 void sub_out(KernelContext& ctx, std::span<EValue*> args);
@@ -76,5 +78,8 @@ void to_dim_order_copy_out(KernelContext& ctx, std::span<EValue*> args);
 void clone_dim_order_out(KernelContext& ctx, std::span<EValue*> args);
 // reduce_ops.cpp
 void sum_intlist_out(KernelContext& ctx, std::span<EValue*> args);
+// quantize_ops.cpp: quantized_decomposed::quantize_per_tensor.out and dequantize_per_tensor.out
+void quantize_per_tensor_scalar_out(KernelContext& ctx, std::span<EValue*> args);
+void dequantize_per_tensor_scalar_out(KernelContext& ctx, std::span<EValue*> args);
 
 }  // namespace etkit::kernels

@@ -36,6 +36,8 @@ std::span<const KernelEntry> portable_kernels() {
         kernels::random_kernels,
         kernels::pool_backward_kernels,
         kernels::grid_sampler_kernels,
+        kernels::cortex_m_kernels,
+        kernels::cortex_m_conv_kernels,
     };
     std::vector<KernelEntry> all;
     for (Family f : families) {

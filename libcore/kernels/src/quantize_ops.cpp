@@ -356,6 +356,13 @@ void dequantize_per_tensor_tensor_out(KernelContext& ctx, std::span<EValue*> arg
 
 }  // namespace
 
+void quantize_per_tensor_scalar_out(KernelContext& ctx, std::span<EValue*> args) {
+  quantize_per_tensor_out(ctx, args);
+}
+void dequantize_per_tensor_scalar_out(KernelContext& ctx, std::span<EValue*> args) {
+  dequantize_per_tensor_out(ctx, args);
+}
+
 std::span<const KernelEntry> quantize_kernels() {
   static constexpr KernelEntry kTable[] = {
       {"quantized_decomposed::dequantize_per_channel.out", dequantize_per_channel_out},
