@@ -1,5 +1,6 @@
 // Convolution: aten::convolution.out, 1-D (N, C, L) and 2-D (N, C, H, W), with groups, stride,
-// padding and dilation, in float32 and float64. A 1-D convolution runs as a 2-D one of height 1.
+// padding and dilation, in float32 and float64, and its gradients (convolution_backward.out,
+// a direct loop over grad_output). A 1-D convolution runs as a 2-D one of height 1.
 //
 // Two algorithms, neither needing scratch memory:
 // - an implicit GEMM per image and group: out[g] (Cout/g x OH*OW) = weight[g] (Cout/g x
@@ -11,6 +12,7 @@
 //   multiply-adds over a contiguous row that GCC vectorizes.
 // Every tensor is read and written through its strides, so any dim order works.
 
+#include <algorithm>
 #include <cstdint>
 
 #include "etkit/kernels/gemm.h"
@@ -227,6 +229,115 @@ void conv(const Geometry& g, const Tensor& input, const Tensor& weight, const Te
   }
 }
 
+// Where the convolution arguments sit in a kernel's argument list.
+struct ConvArgIndex {
+  size_t stride, padding, dilation, transposed, groups;
+};
+
+// The checks and geometry convolution and its backward share: input (N, C, [H,] W) and weight
+// (Cout, Cin / groups, [KH,] KW) of one floating dtype, stride, padding, dilation, not
+// transposed, groups. Fills every field of `g` but the output strides, and `out_sizes` (rank
+// `input.dim()`).
+bool conv_geometry(KernelContext& ctx, std::span<EValue*> args, const ConvArgIndex& at,
+                   const Tensor& input, const Tensor& weight, Geometry* g, int32_t* out_sizes) {
+  bool transposed = false;
+  if (!bool_arg(ctx, args, at.transposed, "transposed", &transposed)) return false;
+  if (transposed) {
+    ctx.fail(ErrorCode::NotSupported, "transposed convolution is not supported");
+    return false;
+  }
+  int64_t groups = 0;
+  if (!int_arg(ctx, args, at.groups, "groups", &groups)) return false;
+  if (!nn::check_rank(ctx, input, "input", 3, 4)) return false;
+  const int rank = input.dim();
+  const size_t spatial = static_cast<size_t>(rank - 2);
+  if (weight.dim() != rank) {
+    ctx.fail(ErrorCode::InvalidArgument, "weight has sizes %s, expected %d dimensions like input",
+             SizesText(weight.sizes()).text, rank);
+    return false;
+  }
+  int64_t stride[2] = {1, 1};
+  int64_t padding[2] = {0, 0};
+  int64_t dilation[2] = {1, 1};
+  if (!nn::spatial_list_arg(ctx, args, at.stride, "stride", spatial, nullptr, 1, stride) ||
+      !nn::spatial_list_arg(ctx, args, at.padding, "padding", spatial, nullptr, 0, padding) ||
+      !nn::spatial_list_arg(ctx, args, at.dilation, "dilation", spatial, nullptr, 1, dilation)) {
+    return false;
+  }
+  if (!nn::check_float_dtype(ctx, input, "input") ||
+      !check_dtype_is(ctx, weight, "weight", input.dtype())) {
+    return false;
+  }
+  g->n = input.size(0);
+  g->cin = input.size(1);
+  g->cout = weight.size(0);
+  g->groups = groups;
+  if (groups < 1) {
+    ctx.fail(ErrorCode::InvalidArgument, "groups is %lld, expected at least 1",
+             static_cast<long long>(groups));
+    return false;
+  }
+  if (g->cin % groups != 0 || g->cout % groups != 0 || weight.size(1) * groups != g->cin) {
+    ctx.fail(ErrorCode::InvalidArgument,
+             "input has sizes %s and weight has sizes %s, which do not match for %lld groups "
+             "(expected weight [Cout, Cin / groups, ...] with Cout and Cin divisible by groups)",
+             SizesText(input.sizes()).text, SizesText(weight.sizes()).text,
+             static_cast<long long>(groups));
+    return false;
+  }
+  // 1-D runs as 2-D with a height of 1.
+  const bool two_d = rank == 4;
+  g->ih = two_d ? input.size(2) : 1;
+  g->iw = input.size(-1);
+  g->kh = two_d ? weight.size(2) : 1;
+  g->kw = weight.size(-1);
+  g->sh = two_d ? stride[0] : 1;
+  g->sw = stride[spatial - 1];
+  g->ph = two_d ? padding[0] : 0;
+  g->pw = padding[spatial - 1];
+  g->dh = two_d ? dilation[0] : 1;
+  g->dw = dilation[spatial - 1];
+  const int64_t span_h = g->ih + 2 * g->ph - g->dh * (g->kh - 1) - 1;
+  const int64_t span_w = g->iw + 2 * g->pw - g->dw * (g->kw - 1) - 1;
+  if (span_h < 0 || span_w < 0) {
+    ctx.fail(ErrorCode::InvalidArgument,
+             "input has sizes %s, which padded is smaller than the dilated kernel of weight %s",
+             SizesText(input.sizes()).text, SizesText(weight.sizes()).text);
+    return false;
+  }
+  g->oh = span_h / g->sh + 1;
+  g->ow = span_w / g->sw + 1;
+  // Each term is bounded to int32 (spatial_list_arg and the tensor sizes), so the spans fit in
+  // int64; the extents must still fit the int32 sizes of out, or the loops would run past a
+  // truncated out.
+  if (g->oh > INT32_MAX || g->ow > INT32_MAX) {
+    ctx.fail(ErrorCode::InvalidArgument, "the output would be %lld x %lld, beyond 2^31 - 1",
+             static_cast<long long>(g->oh), static_cast<long long>(g->ow));
+    return false;
+  }
+  out_sizes[0] = input.sizes()[0];
+  out_sizes[1] = weight.sizes()[0];
+  out_sizes[2] = static_cast<int32_t>(two_d ? g->oh : g->ow);
+  out_sizes[3] = static_cast<int32_t>(g->ow);
+  g->in_n = input.stride(0);
+  g->in_c = input.stride(1);
+  g->in_h = two_d ? input.stride(2) : 0;
+  g->in_w = input.stride(-1);
+  g->w_o = weight.stride(0);
+  g->w_i = weight.stride(1);
+  g->w_h = two_d ? weight.stride(2) : 0;
+  g->w_w = weight.stride(-1);
+  return true;
+}
+
+// The strides of a convolution-shaped tensor (N, C, [H,] W) as the output fields of `g`.
+void set_out_strides(const Tensor& t, Geometry* g) {
+  g->out_n = t.stride(0);
+  g->out_c = t.stride(1);
+  g->out_h = t.dim() == 4 ? t.stride(2) : 0;
+  g->out_w = t.stride(-1);
+}
+
 // aten::convolution.out(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride,
 //   SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding,
 //   SymInt groups, *, Tensor(a!) out)
@@ -238,56 +349,15 @@ void convolution_out(KernelContext& ctx, std::span<EValue*> args) {
   if (weight == nullptr) return;
   Tensor* bias = nullptr;
   if (!nn::optional_tensor_arg(ctx, args, 2, "bias", &bias)) return;
-  bool transposed = false;
-  if (!bool_arg(ctx, args, 6, "transposed", &transposed)) return;
-  if (transposed) {
-    ctx.fail(ErrorCode::NotSupported, "transposed convolution is not supported");
-    return;
-  }
-  int64_t groups = 0;
-  if (!int_arg(ctx, args, 8, "groups", &groups)) return;
   Tensor* out = tensor_arg(ctx, args, 9, "out");
   if (out == nullptr) return;
-
-  if (!nn::check_rank(ctx, *input, "input", 3, 4)) return;
-  const int rank = input->dim();
-  const size_t spatial = static_cast<size_t>(rank - 2);
-  if (weight->dim() != rank) {
-    ctx.fail(ErrorCode::InvalidArgument, "weight has sizes %s, expected %d dimensions like input",
-             SizesText(weight->sizes()).text, rank);
-    return;
-  }
-  int64_t stride[2] = {1, 1};
-  int64_t padding[2] = {0, 0};
-  int64_t dilation[2] = {1, 1};
-  if (!nn::spatial_list_arg(ctx, args, 3, "stride", spatial, nullptr, 1, stride) ||
-      !nn::spatial_list_arg(ctx, args, 4, "padding", spatial, nullptr, 0, padding) ||
-      !nn::spatial_list_arg(ctx, args, 5, "dilation", spatial, nullptr, 1, dilation)) {
-    return;
-  }
-  if (!nn::check_float_dtype(ctx, *input, "input") ||
-      !check_dtype_is(ctx, *weight, "weight", input->dtype()) ||
-      (bias != nullptr && !check_dtype_is(ctx, *bias, "bias", input->dtype())) ||
-      !check_dtype_is(ctx, *out, "out", input->dtype())) {
-    return;
-  }
-
   Geometry g{};
-  g.n = input->size(0);
-  g.cin = input->size(1);
-  g.cout = weight->size(0);
-  g.groups = groups;
-  if (groups < 1) {
-    ctx.fail(ErrorCode::InvalidArgument, "groups is %lld, expected at least 1",
-             static_cast<long long>(groups));
+  int32_t out_sizes[4] = {};
+  if (!conv_geometry(ctx, args, ConvArgIndex{3, 4, 5, 6, 8}, *input, *weight, &g, out_sizes)) {
     return;
   }
-  if (g.cin % groups != 0 || g.cout % groups != 0 || weight->size(1) * groups != g.cin) {
-    ctx.fail(ErrorCode::InvalidArgument,
-             "input has sizes %s and weight has sizes %s, which do not match for %lld groups "
-             "(expected weight [Cout, Cin / groups, ...] with Cout and Cin divisible by groups)",
-             SizesText(input->sizes()).text, SizesText(weight->sizes()).text,
-             static_cast<long long>(groups));
+  if ((bias != nullptr && !check_dtype_is(ctx, *bias, "bias", input->dtype())) ||
+      !check_dtype_is(ctx, *out, "out", input->dtype())) {
     return;
   }
   if (bias != nullptr && (bias->dim() != 1 || bias->size(0) != g.cout)) {
@@ -295,60 +365,145 @@ void convolution_out(KernelContext& ctx, std::span<EValue*> args) {
              SizesText(bias->sizes()).text, static_cast<long long>(g.cout));
     return;
   }
-  // 1-D runs as 2-D with a height of 1.
-  const bool two_d = rank == 4;
-  g.ih = two_d ? input->size(2) : 1;
-  g.iw = input->size(-1);
-  g.kh = two_d ? weight->size(2) : 1;
-  g.kw = weight->size(-1);
-  g.sh = two_d ? stride[0] : 1;
-  g.sw = stride[spatial - 1];
-  g.ph = two_d ? padding[0] : 0;
-  g.pw = padding[spatial - 1];
-  g.dh = two_d ? dilation[0] : 1;
-  g.dw = dilation[spatial - 1];
-  const int64_t span_h = g.ih + 2 * g.ph - g.dh * (g.kh - 1) - 1;
-  const int64_t span_w = g.iw + 2 * g.pw - g.dw * (g.kw - 1) - 1;
-  if (span_h < 0 || span_w < 0) {
-    ctx.fail(ErrorCode::InvalidArgument,
-             "input has sizes %s, which padded is smaller than the dilated kernel of weight %s",
-             SizesText(input->sizes()).text, SizesText(weight->sizes()).text);
-    return;
-  }
-  g.oh = span_h / g.sh + 1;
-  g.ow = span_w / g.sw + 1;
-  // Each term is bounded to int32 (spatial_list_arg and the tensor sizes), so the spans fit in
-  // int64; the extents must still fit the int32 sizes of out, or the loops below would run past
-  // a truncated out.
-  if (g.oh > INT32_MAX || g.ow > INT32_MAX) {
-    ctx.fail(ErrorCode::InvalidArgument, "the output would be %lld x %lld, beyond 2^31 - 1",
-             static_cast<long long>(g.oh), static_cast<long long>(g.ow));
-    return;
-  }
-
-  int32_t out_sizes[4] = {input->sizes()[0], weight->sizes()[0], 0, 0};
-  out_sizes[2] = static_cast<int32_t>(two_d ? g.oh : g.ow);
-  out_sizes[3] = static_cast<int32_t>(g.ow);
-  if (!resize_out(ctx, *out, std::span<const int32_t>(out_sizes, static_cast<size_t>(rank)))) {
+  if (!resize_out(ctx, *out,
+                  std::span<const int32_t>(out_sizes, static_cast<size_t>(input->dim())))) {
     return;
   }
   if (out->numel() == 0) return;
-
-  g.in_n = input->stride(0);
-  g.in_c = input->stride(1);
-  g.in_h = two_d ? input->stride(2) : 0;
-  g.in_w = input->stride(-1);
-  g.w_o = weight->stride(0);
-  g.w_i = weight->stride(1);
-  g.w_h = two_d ? weight->stride(2) : 0;
-  g.w_w = weight->stride(-1);
-  g.out_n = out->stride(0);
-  g.out_c = out->stride(1);
-  g.out_h = two_d ? out->stride(2) : 0;
-  g.out_w = out->stride(-1);
+  set_out_strides(*out, &g);
   nn::dispatch_float(input->dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     conv<T>(g, *input, *weight, bias, *out);
+  });
+}
+
+// The three gradients of a convolution, each only if its mask is set, by one pass over
+// grad_output: grad_input[n, ci, y, x] += go[n, co, oy, ox] * w[co, ci', r, s] and
+// grad_weight[co, ci', r, s] += go[n, co, oy, ox] * input[n, ci, y, x] over the taps inside
+// the input (y = oy * sh - ph + r * dh), grad_bias[co] = sum of go over n, oy, ox. `gi`, `gw`,
+// `gb` are zero-filled first (null when masked out); every tensor goes through its strides.
+template <typename T>
+void conv_backward(const Geometry& g, const Tensor& grad_output, const Tensor& input,
+                   const Tensor& weight, Tensor* gi, Tensor* gw, Tensor* gb) {
+  const T* go = grad_output.data_as<const T>();
+  const T* in = input.data_as<const T>();
+  const T* w = weight.data_as<const T>();
+  T* gi_data = gi == nullptr ? nullptr : gi->data_as<T>();
+  T* gw_data = gw == nullptr ? nullptr : gw->data_as<T>();
+  T* gb_data = gb == nullptr ? nullptr : gb->data_as<T>();
+  for (Tensor* t : {gi, gw, gb}) {
+    if (t == nullptr) continue;
+    T* d = t->data_as<T>();
+    for (int64_t i = 0; i < t->numel(); ++i) d[logical_to_memory_index(*t, i)] = T(0);
+  }
+  const int64_t gi_n = gi == nullptr ? 0 : gi->stride(0), gi_c = gi == nullptr ? 0 : gi->stride(1);
+  const int64_t gi_h = gi == nullptr || gi->dim() != 4 ? 0 : gi->stride(2);
+  const int64_t gi_w = gi == nullptr ? 0 : gi->stride(-1);
+  const int64_t gw_o = gw == nullptr ? 0 : gw->stride(0), gw_i = gw == nullptr ? 0 : gw->stride(1);
+  const int64_t gw_h = gw == nullptr || gw->dim() != 4 ? 0 : gw->stride(2);
+  const int64_t gw_w = gw == nullptr ? 0 : gw->stride(-1);
+  const int64_t gb_s = gb == nullptr ? 0 : gb->stride(0);
+  const int64_t cin_g = g.cin / g.groups;
+  const int64_t cout_g = g.cout / g.groups;
+  for (int64_t n = 0; n < g.n; ++n) {
+    for (int64_t co = 0; co < g.cout; ++co) {
+      const int64_t ci0 = (co / cout_g) * cin_g;
+      for (int64_t oy = 0; oy < g.oh; ++oy) {
+        int64_t r0 = 0, r1 = 0;
+        nn::valid_range(oy * g.sh - g.ph, g.dh, g.ih, g.kh, &r0, &r1);
+        for (int64_t ox = 0; ox < g.ow; ++ox) {
+          const T d = go[n * g.out_n + co * g.out_c + oy * g.out_h + ox * g.out_w];
+          if (gb_data != nullptr) gb_data[co * gb_s] += d;
+          if (gi_data == nullptr && gw_data == nullptr) continue;
+          int64_t s0 = 0, s1 = 0;
+          nn::valid_range(ox * g.sw - g.pw, g.dw, g.iw, g.kw, &s0, &s1);
+          for (int64_t ci = 0; ci < cin_g; ++ci) {
+            for (int64_t r = r0; r < r1; ++r) {
+              const int64_t y = oy * g.sh - g.ph + r * g.dh;
+              for (int64_t s = s0; s < s1; ++s) {
+                const int64_t x = ox * g.sw - g.pw + s * g.dw;
+                if (gi_data != nullptr) {
+                  gi_data[n * gi_n + (ci0 + ci) * gi_c + y * gi_h + x * gi_w] +=
+                      d * w[co * g.w_o + ci * g.w_i + r * g.w_h + s * g.w_w];
+                }
+                if (gw_data != nullptr) {
+                  gw_data[co * gw_o + ci * gw_i + r * gw_h + s * gw_w] +=
+                      d * in[n * g.in_n + (ci0 + ci) * g.in_c + y * g.in_h + x * g.in_w];
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+// aten::convolution_backward.out(Tensor grad_output, Tensor input, Tensor weight,
+//   SymInt[]? bias_sizes, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed,
+//   SymInt[] output_padding, SymInt groups, bool[3] output_mask, *, Tensor(a!) out0,
+//   Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))
+//
+// out0 = grad_input (input's sizes), out1 = grad_weight (weight's), out2 = grad_bias ([Cout]);
+// an out whose mask is false is left as it is. bias_sizes only says whether the forward had a
+// bias; when given it must be [Cout]. Non-transposed 1-D and 2-D, float32/64, as ExecuTorch's
+// portable kernel (which is 2-D only).
+void convolution_backward_out(KernelContext& ctx, std::span<EValue*> args) {
+  if (!check_num_args_outs(ctx, args, 14, 3)) return;
+  Tensor* grad_output = tensor_arg(ctx, args, 0, "grad_output");
+  Tensor* input = grad_output == nullptr ? nullptr : tensor_arg(ctx, args, 1, "input");
+  Tensor* weight = input == nullptr ? nullptr : tensor_arg(ctx, args, 2, "weight");
+  if (weight == nullptr) return;
+  Geometry g{};
+  int32_t out_sizes[4] = {};
+  if (!conv_geometry(ctx, args, ConvArgIndex{4, 5, 6, 7, 9}, *input, *weight, &g, out_sizes)) {
+    return;
+  }
+  if (!check_dtype_is(ctx, *grad_output, "grad_output", input->dtype())) return;
+  if (grad_output->sizes().size() != static_cast<size_t>(input->dim()) ||
+      !std::equal(out_sizes, out_sizes + input->dim(), grad_output->sizes().begin())) {
+    ctx.fail(ErrorCode::InvalidArgument, "grad_output has sizes %s, expected %s (the forward's "
+             "output)", SizesText(grad_output->sizes()).text,
+             SizesText(std::span<const int32_t>(out_sizes, static_cast<size_t>(input->dim())))
+                 .text);
+    return;
+  }
+  bool present = false;
+  std::span<const int64_t> bias_sizes;
+  if (!int_list_arg(ctx, args, 3, "bias_sizes", true, &present, &bias_sizes)) return;
+  if (present && (bias_sizes.size() != 1 || bias_sizes[0] != g.cout)) {
+    if (bias_sizes.size() == 1) {
+      ctx.fail(ErrorCode::InvalidArgument, "bias_sizes is [%lld], expected [%lld] (Cout)",
+               static_cast<long long>(bias_sizes[0]), static_cast<long long>(g.cout));
+    } else {
+      ctx.fail(ErrorCode::InvalidArgument, "bias_sizes has %zu values, expected [%lld] (Cout)",
+               bias_sizes.size(), static_cast<long long>(g.cout));
+    }
+    return;
+  }
+  const EValue* mask_value = args[10];
+  if (!mask_value->is_bool_list() || mask_value->to_bool_list().size() != 3) {
+    ctx.fail(ErrorCode::InvalidType, "output_mask is %s, expected a list of 3 bools",
+             value_kind(*mask_value));
+    return;
+  }
+  const std::span<const bool> mask = mask_value->to_bool_list();
+  Tensor* outs[3] = {};
+  const char* names[3] = {"out0 (grad_input)", "out1 (grad_weight)", "out2 (grad_bias)"};
+  const int32_t bias_size[1] = {static_cast<int32_t>(g.cout)};
+  const std::span<const int32_t> want[3] = {input->sizes(), weight->sizes(), bias_size};
+  for (size_t k = 0; k < 3; ++k) {
+    if (!mask[k]) continue;
+    outs[k] = tensor_arg(ctx, args, 11 + k, names[k]);
+    if (outs[k] == nullptr || !check_dtype_is(ctx, *outs[k], names[k], input->dtype()) ||
+        !resize_out(ctx, *outs[k], want[k])) {
+      return;
+    }
+  }
+  set_out_strides(*grad_output, &g);
+  nn::dispatch_float(input->dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    conv_backward<T>(g, *grad_output, *input, *weight, outs[0], outs[1], outs[2]);
   });
 }
 
@@ -357,6 +512,7 @@ void convolution_out(KernelContext& ctx, std::span<EValue*> args) {
 std::span<const KernelEntry> conv_kernels() {
   static constexpr KernelEntry kTable[] = {
       {"aten::convolution.out", convolution_out},
+      {"aten::convolution_backward.out", convolution_backward_out},
   };
   return kTable;
 }

@@ -1,4 +1,4 @@
-// aten::convolution.out: hand-computed cases, a reference built as im2col + a naive matrix
+// aten::convolution.out and convolution_backward.out: hand-computed cases, a reference built as im2col + a naive matrix
 // product (independent of the kernel's implicit GEMM), 1x1 == mm, depthwise == per-channel
 // convolution, every dim order, 1-D, float64, empty batches and errors.
 
@@ -208,6 +208,152 @@ TEST_CASE("kernel conv: errors") {
   check_error(Args().t(in).t(wt).none().ints({1}).ints({INT32_MAX}).ints({1}).b(false)
                   .ints({0}).i(1).t(out).run(kConv),
               ErrorCode::InvalidArgument, "the output would be 4294967296 x 4294967296");
+}
+
+constexpr const char* kConvBackward = "aten::convolution_backward.out";
+
+// Args for convolution_backward.out up to output_mask: (grad_output, input, weight, bias_sizes
+// [cout] or None, stride, padding, dilation, transposed=false, output_padding, groups).
+Args backward_args(HostTensor& go, HostTensor& in, HostTensor& wt, int64_t bias_cout,
+                   std::initializer_list<int64_t> stride, std::initializer_list<int64_t> padding,
+                   int64_t groups) {
+  Args a;
+  a.t(go).t(in).t(wt);
+  if (bias_cout > 0) {
+    a.ints({bias_cout});
+  } else {
+    a.none();
+  }
+  a.ints(stride).ints(padding).ints({1}).b(false).ints({0}).i(groups);
+  return a;
+}
+
+TEST_CASE("kernel conv backward: registered") { CHECK(registered(kConvBackward)); }
+
+TEST_CASE("kernel conv backward: hand-computed 1-D") {
+  // input [1 2 3], weight [1 -1]: out = [-1 -1]. With grad_output [1 2]:
+  // grad_input[x] = sum_o go[o] w[x - o] = [1, -1 + 2, -2]; grad_weight[s] = sum_o go[o]
+  // in[o + s] = [1 + 4, 2 + 6]; grad_bias = 1 + 2.
+  auto go = make(F, {1, 1, 2}, {1, 2});
+  auto in = make(F, {1, 1, 3}, {1, 2, 3});
+  auto wt = make(F, {1, 1, 2}, {1, -1});
+  auto gi = zeros(F, {1, 1, 3});
+  auto gw = zeros(F, {1, 1, 2});
+  auto gb = zeros(F, {1});
+  const bool all[3] = {true, true, true};
+  check_ok(backward_args(go, in, wt, 1, {1}, {0}, 1)
+               .value(EValue::from_bool_list(all)).t(gi).t(gw).t(gb)
+               .run_outs(kConvBackward, 3));
+  check_tensor(gi.tensor(), F, {1, 1, 3}, {1, 1, -2});
+  check_tensor(gw.tensor(), F, {1, 1, 2}, {5, 8});
+  check_tensor(gb.tensor(), F, {1}, {3});
+}
+
+TEST_CASE("kernel conv backward: 2-D groups, padding and stride; masked outs stay as they were") {
+  // Two groups of one channel, 1x1 kernels [2, 3], padding 1, stride 2 on 2x2 images: of the
+  // 2x2 outputs only (1, 1) reads the input, at (1, 1). grad_output all ones.
+  auto go = make(F, {1, 2, 2, 2}, std::vector<double>(8, 1));
+  auto in = make(F, {1, 2, 2, 2}, {1, 2, 3, 4, 5, 6, 7, 8}, {0, 2, 3, 1});
+  auto wt = make(F, {2, 1, 1, 1}, {2, 3});
+  auto gi = make(F, {1, 2, 2, 2}, std::vector<double>(8, 9), {0, 2, 3, 1});
+  auto gw = make(D, {2, 1, 1, 1}, {9, 9});  // masked out: wrong dtype is not looked at
+  auto gb = zeros(F, {2});
+  const bool mask[3] = {true, false, true};
+  check_ok(backward_args(go, in, wt, 2, {2, 2}, {1, 1}, 2)
+               .value(EValue::from_bool_list(mask)).t(gi).t(gw).t(gb)
+               .run_outs(kConvBackward, 3));
+  check_tensor(gi.tensor(), F, {1, 2, 2, 2}, {0, 0, 0, 2, 0, 0, 0, 3});
+  check_tensor(gw.tensor(), D, {2, 1, 1, 1}, {9, 9});
+  check_tensor(gb.tensor(), F, {2}, {4, 4});
+  // grad_weight alone, float64: go at (1, 1) times input (1, 1) of each channel.
+  auto go64 = make(D, {1, 2, 2, 2}, std::vector<double>(8, 1));
+  auto in64 = make(D, {1, 2, 2, 2}, {1, 2, 3, 4, 5, 6, 7, 8});
+  auto wt64 = make(D, {2, 1, 1, 1}, {2, 3});
+  auto gw64 = zeros(D, {2, 1, 1, 1});
+  const bool weight_only[3] = {false, true, false};
+  check_ok(backward_args(go64, in64, wt64, 0, {2, 2}, {1, 1}, 2)
+               .value(EValue::from_bool_list(weight_only)).t(gi).t(gw64).t(gb)
+               .run_outs(kConvBackward, 3));
+  check_tensor(gw64.tensor(), D, {2, 1, 1, 1}, {4, 8});
+}
+
+TEST_CASE("kernel conv backward: agrees with finite differences of the forward") {
+  // d/dw of sum(conv(x, w) * go) is grad_weight: the forward is linear in w, so a unit change
+  // of one weight changes that sum by exactly grad_weight there (and likewise for x).
+  const std::vector<double> x = {1, -2, 0.5, 3, 1, 2, -1, 0, 2, 1, 1, -3, 0, 4, 2, -1, 1, 0};
+  const std::vector<double> w = {1, 2, -1, 0.5, 0, 1, 2, -2};
+  const std::vector<double> g = {1, -1, 2, 0.5, 3, 1, -2, 1};
+  auto go = make(D, {1, 2, 2, 2}, g);
+  auto in = make(D, {1, 2, 3, 3}, x);
+  auto wt = make(D, {2, 1, 2, 2}, w);
+  auto gi = zeros(D, {1, 2, 3, 3});
+  auto gw = zeros(D, {2, 1, 2, 2});
+  auto gb = zeros(D, {2});
+  const bool all[3] = {true, true, true};
+  check_ok(backward_args(go, in, wt, 2, {1, 1}, {0, 0}, 2)
+               .value(EValue::from_bool_list(all)).t(gi).t(gw).t(gb)
+               .run_outs(kConvBackward, 3));
+  auto objective = [&](const std::vector<double>& xv, const std::vector<double>& wv) {
+    auto i = make(D, {1, 2, 3, 3}, xv);
+    auto k = make(D, {2, 1, 2, 2}, wv);
+    auto out = zeros(D, {1, 2, 2, 2});
+    check_ok(Args().t(i).t(k).none().ints({1, 1}).ints({0, 0}).ints({1, 1}).b(false)
+                 .ints({0, 0}).i(2).t(out).run(kConv));
+    double total = 0;
+    const std::vector<double> o = values(out.tensor());
+    for (size_t j = 0; j < o.size(); ++j) total += o[j] * g[j];
+    return total;
+  };
+  const double base = objective(x, w);
+  const std::vector<double> gw_got = values(gw.tensor());
+  for (size_t j = 0; j < w.size(); ++j) {
+    std::vector<double> w2 = w;
+    w2[j] += 1;
+    CHECK(objective(x, w2) - base == doctest::Approx(gw_got[j]));
+  }
+  const std::vector<double> gi_got = values(gi.tensor());
+  for (size_t j = 0; j < x.size(); ++j) {
+    std::vector<double> x2 = x;
+    x2[j] += 1;
+    CHECK(objective(x2, w) - base == doctest::Approx(gi_got[j]));
+  }
+  CHECK(values(gb.tensor()) == std::vector<double>{1 - 1 + 2 + 0.5, 3 + 1 - 2 + 1});
+}
+
+TEST_CASE("kernel conv backward: errors") {
+  auto go = zeros(F, {1, 1, 2, 2});
+  auto in = zeros(F, {1, 1, 3, 3});
+  auto wt = zeros(F, {1, 1, 2, 2});
+  auto gi = zeros(F, {1, 1, 3, 3});
+  auto gw = zeros(F, {1, 1, 2, 2});
+  auto gb = zeros(F, {1});
+  const bool all[3] = {true, true, true};
+  const bool two[2] = {true, true};
+  auto run = [&](HostTensor& grad, HostTensor& grad_in, int64_t bias_cout, const EValue& mask) {
+    return backward_args(grad, in, wt, bias_cout, {1, 1}, {0, 0}, 1)
+        .value(mask).t(grad_in).t(gw).t(gb).run_outs(kConvBackward, 3);
+  };
+  check_ok(run(go, gi, 1, EValue::from_bool_list(all)));
+  auto bad_go = zeros(F, {1, 1, 3, 3});
+  check_error(run(bad_go, gi, 1, EValue::from_bool_list(all)), ErrorCode::InvalidArgument,
+              "grad_output has sizes [1, 1, 3, 3], expected [1, 1, 2, 2]");
+  check_error(run(go, gi, 2, EValue::from_bool_list(all)), ErrorCode::InvalidArgument,
+              "bias_sizes is [2], expected [1] (Cout)");
+  check_error(run(go, gi, 1, EValue::from_bool_list(two)), ErrorCode::InvalidType,
+              "output_mask is");
+  check_error(run(go, gi, 1, EValue::from_int(7)), ErrorCode::InvalidType, "output_mask is");
+  auto small_gi = zeros(F, {1, 1, 2, 2});
+  check_error(run(go, small_gi, 1, EValue::from_bool_list(all)), ErrorCode::InvalidArgument,
+              "out has sizes");
+  auto go64 = zeros(D, {1, 1, 2, 2});
+  check_error(run(go64, gi, 1, EValue::from_bool_list(all)), ErrorCode::InvalidType,
+              "grad_output has dtype float64, expected float32");
+  check_error(Args().t(go).t(in).t(wt).none().ints({1, 1}).ints({0, 0}).ints({1}).b(true)
+                  .ints({0}).i(1).value(EValue::from_bool_list(all)).t(gi).t(gw).t(gb)
+                  .run_outs(kConvBackward, 3),
+              ErrorCode::NotSupported, "transposed");
+  check_error(Args().t(go).t(in).t(wt).run(kConvBackward), ErrorCode::InvalidArgument,
+              "arguments");
 }
 
 }  // namespace
