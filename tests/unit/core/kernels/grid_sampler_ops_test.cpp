@@ -42,6 +42,9 @@ TEST_CASE("kernel grid_sampler_2d: nearest; errors") {
   check_close(sample({-0.6, 0.6, 0.4, -0.4}, 1, 0, false), {3, 2}, 1e-6);
   check_close(sample({3, 3}, 1, 0, false), {0}, 1e-6);  // outside: zeros padding
   check_close(sample({3, 3}, 1, 1, false), {4}, 1e-6);  // border
+  // Far outside: 0 without a float-to-int overflow (UBSan checks it in the sanitizer build).
+  check_close(sample({1e30, -1e30}, 1, 0, false), {0}, 1e-6);
+  check_close(sample({1e30, -1e30}, 0, 0, false), {0}, 1e-6);
   auto input = make(F, {1, 1, 2, 2}, {1, 2, 3, 4});
   auto grid = make(F, {1, 1, 1, 2}, {0, 0});
   auto out = zeros(F, {1, 1, 1, 1});
