@@ -1,6 +1,6 @@
 // Per-tensor affine quantization: quantized_decomposed::quantize_per_tensor and
 // dequantize_per_tensor, computed exactly as ExecuTorch's portable kernels do, with scalar
-// parameters (.out) or one-element tensor parameters (.tensor_out: scale float32/64, zero_point
+// parameters (.out) or one-element tensor parameters (.Tensor_out: scale float32/64, zero_point
 // int32/64, read and passed on as the scalar form's arguments); and per channel along `axis`
 // (quantize/dequantize_per_channel: one scale and zero point per index of axis, the same
 // arithmetic per element).
@@ -307,7 +307,7 @@ void dequantize_per_channel_out(KernelContext& ctx, std::span<EValue*> args) {
   });
 }
 
-// Replaces the one-element tensors scale (args[1]) and zero_point (args[2]) of a .tensor_out
+// Replaces the one-element tensors scale (args[1]) and zero_point (args[2]) of a .Tensor_out
 // overload by scalars and runs the scalar kernel.
 void with_scalar_qparams(KernelContext& ctx, std::span<EValue*> args, size_t num_schema_args,
                          void (*scalar_kernel)(KernelContext&, std::span<EValue*>)) {
@@ -342,13 +342,13 @@ void with_scalar_qparams(KernelContext& ctx, std::span<EValue*> args, size_t num
   scalar_kernel(ctx, std::span<EValue*>(replaced, args.size()));
 }
 
-// quantize_per_tensor.tensor_out(Tensor input, Tensor scale, Tensor zero_point, int quant_min,
+// quantize_per_tensor.Tensor_out(Tensor input, Tensor scale, Tensor zero_point, int quant_min,
 //   int quant_max, ScalarType dtype, *, Tensor(a!) out)
 void quantize_per_tensor_tensor_out(KernelContext& ctx, std::span<EValue*> args) {
   with_scalar_qparams(ctx, args, 7, quantize_per_tensor_out);
 }
 
-// dequantize_per_tensor.tensor_out(Tensor input, Tensor scale, Tensor zero_point, int quant_min,
+// dequantize_per_tensor.Tensor_out(Tensor input, Tensor scale, Tensor zero_point, int quant_min,
 //   int quant_max, ScalarType dtype, *, ScalarType? out_dtype=None, Tensor(a!) out)
 void dequantize_per_tensor_tensor_out(KernelContext& ctx, std::span<EValue*> args) {
   with_scalar_qparams(ctx, args, 8, dequantize_per_tensor_out);
@@ -360,10 +360,10 @@ std::span<const KernelEntry> quantize_kernels() {
   static constexpr KernelEntry kTable[] = {
       {"quantized_decomposed::dequantize_per_channel.out", dequantize_per_channel_out},
       {"quantized_decomposed::dequantize_per_tensor.out", dequantize_per_tensor_out},
-      {"quantized_decomposed::dequantize_per_tensor.tensor_out", dequantize_per_tensor_tensor_out},
+      {"quantized_decomposed::dequantize_per_tensor.Tensor_out", dequantize_per_tensor_tensor_out},
       {"quantized_decomposed::quantize_per_channel.out", quantize_per_channel_out},
       {"quantized_decomposed::quantize_per_tensor.out", quantize_per_tensor_out},
-      {"quantized_decomposed::quantize_per_tensor.tensor_out", quantize_per_tensor_tensor_out},
+      {"quantized_decomposed::quantize_per_tensor.Tensor_out", quantize_per_tensor_tensor_out},
   };
   return kTable;
 }

@@ -151,29 +151,29 @@ TEST_CASE("kernel quantize: dequantize per tensor") {
   }
 }
 
-TEST_CASE("kernel quantize: the .tensor_out forms take one-element scale and zero_point") {
+TEST_CASE("kernel quantize: the .Tensor_out forms take one-element scale and zero_point") {
   // Same values as "scale, zero point and clamping into uint8" above, parameters as tensors.
   auto x = make(F, {2, 3}, {0, 0.1, -0.1, 1, 100, -100}, {1, 0});
   auto scale = make(D, {1}, {0.05});
   auto zp = make(L, {1}, {128});
   auto out = zeros(U8, {2, 3});
   check_ok(Args().t(x).t(scale).t(zp).i(0).i(255).i(wire(U8)).t(out).run(
-      "quantized_decomposed::quantize_per_tensor.tensor_out"));
+      "quantized_decomposed::quantize_per_tensor.Tensor_out"));
   check_tensor(out.tensor(), U8, {2, 3}, {128, 130, 126, 148, 255, 0});
   auto q = make(C8, {2}, {-128, 3});
   auto s05 = make(F, {}, {0.5});
   auto zp1 = make(I, {}, {1});
   auto deq = zeros(F, {2});
   check_ok(Args().t(q).t(s05).t(zp1).i(-128).i(127).i(wire(C8)).none().t(deq).run(
-      "quantized_decomposed::dequantize_per_tensor.tensor_out"));
+      "quantized_decomposed::dequantize_per_tensor.Tensor_out"));
   check_tensor(deq.tensor(), F, {2}, {-64.5, 1});
   auto two = make(F, {2}, {0.5, 0.5});
   check_error(Args().t(q).t(two).t(zp1).i(-128).i(127).i(wire(C8)).none().t(deq).run(
-                  "quantized_decomposed::dequantize_per_tensor.tensor_out"),
+                  "quantized_decomposed::dequantize_per_tensor.Tensor_out"),
               ErrorCode::InvalidArgument, "one each");
   auto fzp = make(F, {1}, {1});
   check_error(Args().t(q).t(s05).t(fzp).i(-128).i(127).i(wire(C8)).none().t(deq).run(
-                  "quantized_decomposed::dequantize_per_tensor.tensor_out"),
+                  "quantized_decomposed::dequantize_per_tensor.Tensor_out"),
               ErrorCode::InvalidType, "zero_point");
 }
 
