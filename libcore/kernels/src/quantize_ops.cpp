@@ -1,17 +1,20 @@
-// Per-tensor affine quantization: quantized_decomposed::quantize_per_tensor and
-// dequantize_per_tensor, computed exactly as ExecuTorch's portable kernels do, with scalar
-// parameters (.out) or one-element tensor parameters (.tensor_out: scale float32/64, zero_point
-// int32/64, read and passed on as the scalar form's arguments); and per channel along `axis`
+// Affine quantization: quantized_decomposed::quantize_per_tensor and dequantize_per_tensor,
+// computed exactly as ExecuTorch's portable kernels do, with scalar parameters (.out) or
+// one-element tensor parameters (.Tensor_out: scale float32/64, zero_point int32/64, read and
+// passed on as the scalar form's arguments); per channel along `axis`
 // (quantize/dequantize_per_channel: one scale and zero point per index of axis, the same
-// arithmetic per element).
+// arithmetic per element); and per token (quantize/dequantize_per_token: one scale and zero
+// point per token, a token being the last dimension, scales and zero_points holding exactly one
+// element per token in logical order, whatever their shape).
 //
 // quantize: q = clamp(zero_point + nearbyint(x * (1.0f / scale)), quant_min, quant_max), the
-// product and the rounding in float32 (round half to even, the default rounding mode), into a
-// uint8/int8/int16/int32 out whose dtype is the `dtype` argument.
+// product in the input's precision, rounded to float32 (round half to even, the default
+// rounding mode), into a uint8/int8/int16/int32 out whose dtype is the `dtype` argument.
 // dequantize: x = float32(q - zero_point) * float32(scale), into a float32 or float64 out.
 // Unlike ExecuTorch, out-of-range or NaN intermediates convert without undefined behaviour
 // (saturating; NaN becomes 0 before the clamp), and the subtraction cannot overflow.
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -20,46 +23,20 @@
 #include "etkit/kernels/kernel_util.h"
 #include "kernels.h"
 #include "pointwise_util.h"
+#include "quantize_util.h"
 
 namespace etkit::kernels {
 namespace {
 
-// A `float` schema argument: a Double value (an Int is accepted too).
-bool double_arg(KernelContext& ctx, std::span<EValue*> args, size_t i, const char* name,
-                double* out) {
-  Scalar s;
-  if (!scalar_arg(ctx, args, i, name, &s)) return false;
-  if (s.is_bool()) {
-    ctx.fail(ErrorCode::InvalidType, "%s is a bool, expected a double", name);
-    return false;
-  }
-  *out = s.to<double>();
-  return true;
-}
+using quant::double_arg;
+using quant::dtype_arg;
 
-bool dtype_arg(KernelContext& ctx, std::span<EValue*> args, size_t i, const char* name,
-               ScalarType* out) {
-  bool present = false;
-  if (!optional_dtype_arg(ctx, args, i, name, &present, out)) return false;
-  if (!present) {
-    ctx.fail(ErrorCode::InvalidType, "%s is none, expected a dtype", name);
-    return false;
-  }
-  return true;
-}
-
-// The integer dtypes a quantized value may have, with their ranges.
-bool quantized_range(ScalarType t, int64_t* lo, int64_t* hi) {
-  switch (t) {
-    case ScalarType::Byte: *lo = 0; *hi = 255; return true;
-    case ScalarType::Char: *lo = -128; *hi = 127; return true;
-    case ScalarType::Short: *lo = -32768; *hi = 32767; return true;
-    case ScalarType::Int:
-      *lo = std::numeric_limits<int32_t>::min();
-      *hi = std::numeric_limits<int32_t>::max();
-      return true;
-    default: return false;
-  }
+// One quantized value: ExecuTorch adds the zero point (as int32, a float here) to the rounded
+// float, so the sum is a float; its conversion saturates and takes NaN to 0.
+template <typename I>
+int64_t quantize_value(I x, float inv_scale, float zero_point, int64_t qmin, int64_t qmax) {
+  const float rounded = std::nearbyint(static_cast<float>(inv_scale * x));
+  return std::clamp(convert<int64_t>(zero_point + rounded), qmin, qmax);
 }
 
 // The parameters both kernels share: (input, scale, zero_point, quant_min, quant_max, dtype).
@@ -82,21 +59,7 @@ bool quant_params(KernelContext& ctx, std::span<EValue*> args, QuantParams* p) {
       !dtype_arg(ctx, args, 5, "dtype", &p->dtype)) {
     return false;
   }
-  int64_t lo = 0;
-  int64_t hi = 0;
-  if (!quantized_range(p->dtype, &lo, &hi)) {
-    ctx.fail(ErrorCode::InvalidType, "dtype is %s, expected one of uint8, int8, int16, int32",
-             scalar_type_name(p->dtype));
-    return false;
-  }
-  if (p->quant_min < lo || p->quant_max > hi || p->quant_min > p->quant_max) {
-    ctx.fail(ErrorCode::InvalidArgument,
-             "quant_min %lld and quant_max %lld do not make a range within %s [%lld, %lld]",
-             static_cast<long long>(p->quant_min), static_cast<long long>(p->quant_max),
-             scalar_type_name(p->dtype), static_cast<long long>(lo), static_cast<long long>(hi));
-    return false;
-  }
-  return true;
+  return quant::check_quant_range(ctx, p->dtype, p->quant_min, p->quant_max);
 }
 
 void quantize_per_tensor_out(KernelContext& ctx, std::span<EValue*> args) {
@@ -115,7 +78,6 @@ void quantize_per_tensor_out(KernelContext& ctx, std::span<EValue*> args) {
   if (!resize_out(ctx, *out, p.input->sizes())) return;
   const Operand in = broadcast_operand(*p.input, out->sizes());
   const float inv_scale = 1.0f / static_cast<float>(p.scale);
-  // ExecuTorch adds the zero point as int32 to the rounded float: the sum is a float.
   const float zero_point = static_cast<float>(static_cast<int32_t>(p.zero_point));
   const int64_t qmin = p.quant_min;
   const int64_t qmax = p.quant_max;
@@ -124,9 +86,7 @@ void quantize_per_tensor_out(KernelContext& ctx, std::span<EValue*> args) {
     using I = typename decltype(in_tag)::type;
     if constexpr (std::is_floating_point_v<I> && kIsWrapInt<O>) {
       pointwise::map_to<O, I, 1>(*out, {in}, [=](I x) {
-        const float rounded = std::nearbyint(static_cast<float>(inv_scale * x));
-        const int64_t q = convert<int64_t>(zero_point + rounded);
-        return q < qmin ? qmin : q > qmax ? qmax : q;
+        return quantize_value(x, inv_scale, zero_point, qmin, qmax);
       });
     }
   });
@@ -207,21 +167,7 @@ bool channel_params(KernelContext& ctx, std::span<EValue*> args, bool optional_z
              "of axis %d)", static_cast<long long>(channels), p->axis);
     return false;
   }
-  int64_t lo = 0;
-  int64_t hi = 0;
-  if (!quantized_range(p->dtype, &lo, &hi)) {
-    ctx.fail(ErrorCode::InvalidType, "dtype is %s, expected one of uint8, int8, int16, int32",
-             scalar_type_name(p->dtype));
-    return false;
-  }
-  if (p->quant_min < lo || p->quant_max > hi || p->quant_min > p->quant_max) {
-    ctx.fail(ErrorCode::InvalidArgument,
-             "quant_min %lld and quant_max %lld do not make a range within %s",
-             static_cast<long long>(p->quant_min), static_cast<long long>(p->quant_max),
-             scalar_type_name(p->dtype));
-    return false;
-  }
-  return true;
+  return quant::check_quant_range(ctx, p->dtype, p->quant_min, p->quant_max);
 }
 
 double channel_scale(const ChannelParams& p, int64_t c) {
@@ -307,7 +253,147 @@ void dequantize_per_channel_out(KernelContext& ctx, std::span<EValue*> args) {
   });
 }
 
-// Replaces the one-element tensors scale (args[1]) and zero_point (args[2]) of a .tensor_out
+// The per-token parameters: (input, scales, zero_points, quant_min, quant_max, dtype), with the
+// token count and size of input.
+struct TokenParams {
+  Tensor* input = nullptr;
+  Tensor* scales = nullptr;
+  Tensor* zero_points = nullptr;
+  int64_t quant_min = 0;
+  int64_t quant_max = 0;
+  ScalarType dtype = ScalarType::Char;
+  int64_t tokens = 1;
+  int64_t token_size = 1;
+};
+
+bool token_params(KernelContext& ctx, std::span<EValue*> args, TokenParams* p) {
+  p->input = tensor_arg(ctx, args, 0, "input");
+  if (p->input == nullptr) return false;
+  p->scales = tensor_arg(ctx, args, 1, "scales");
+  if (p->scales == nullptr) return false;
+  p->zero_points = tensor_arg(ctx, args, 2, "zero_points");
+  if (p->zero_points == nullptr) return false;
+  if (!int_arg(ctx, args, 3, "quant_min", &p->quant_min) ||
+      !int_arg(ctx, args, 4, "quant_max", &p->quant_max) ||
+      !dtype_arg(ctx, args, 5, "dtype", &p->dtype) ||
+      !quant::check_quant_range(ctx, p->dtype, p->quant_min, p->quant_max) ||
+      !quant::token_count(ctx, *p->input, &p->tokens)) {
+    return false;
+  }
+  p->token_size = quant::token_size(*p->input);
+  const ScalarType scale_type = p->scales->dtype();
+  if (scale_type != ScalarType::Double && scale_type != ScalarType::Float) {
+    ctx.fail(ErrorCode::InvalidType, "scales has dtype %s, expected float32 or float64",
+             scalar_type_name(scale_type));
+    return false;
+  }
+  const ScalarType zero_type = p->zero_points->dtype();
+  if (zero_type != ScalarType::Long && zero_type != ScalarType::Int) {
+    ctx.fail(ErrorCode::InvalidType, "zero_points has dtype %s, expected int32 or int64",
+             scalar_type_name(zero_type));
+    return false;
+  }
+  if (p->scales->numel() != p->tokens || p->zero_points->numel() != p->tokens) {
+    ctx.fail(ErrorCode::InvalidArgument,
+             "scales has %lld elements and zero_points %lld; input has %lld tokens (the product "
+             "of every size but the last), expected one each per token",
+             static_cast<long long>(p->scales->numel()),
+             static_cast<long long>(p->zero_points->numel()), static_cast<long long>(p->tokens));
+    return false;
+  }
+  return true;
+}
+
+double token_scale(const TokenParams& p, int64_t t) {
+  return load_as<double>(p.scales->data(), p.scales->dtype(),
+                         logical_to_memory_index(*p.scales, t));
+}
+// ExecuTorch narrows a zero point to int32 before using it.
+int32_t token_zero_point(const TokenParams& p, int64_t t) {
+  return static_cast<int32_t>(load_as<int64_t>(p.zero_points->data(), p.zero_points->dtype(),
+                                               logical_to_memory_index(*p.zero_points, t)));
+}
+
+// Calls f(memory index in input, memory index in out) for every element of token t.
+template <typename F>
+void for_each_token_element(const TokenParams& p, const Tensor& out, int64_t t, F f) {
+  const int64_t first = t * p.token_size;
+  for (int64_t i = first; i < first + p.token_size; ++i) {
+    f(logical_to_memory_index(*p.input, i), logical_to_memory_index(out, i));
+  }
+}
+
+// quantize_per_token.out(Tensor input, Tensor scales, Tensor zero_points, int quant_min,
+//   int quant_max, ScalarType dtype, *, Tensor(a!) out)
+void quantize_per_token_out(KernelContext& ctx, std::span<EValue*> args) {
+  if (!check_num_args(ctx, args, 7)) return;
+  TokenParams p;
+  if (!token_params(ctx, args, &p)) return;
+  Tensor* out = tensor_arg(ctx, args, 6, "out");
+  if (out == nullptr) return;
+  const ScalarType in_type = p.input->dtype();
+  if (in_type != ScalarType::Float && in_type != ScalarType::Double) {
+    ctx.fail(ErrorCode::InvalidType, "input has dtype %s, expected float32 or float64",
+             scalar_type_name(in_type));
+    return;
+  }
+  if (!check_dtype_is(ctx, *out, "out", p.dtype) || !resize_out(ctx, *out, p.input->sizes()) ||
+      out->numel() == 0) {
+    return;
+  }
+  pointwise::dispatch_pair(p.dtype, in_type, [&](auto out_tag, auto in_tag) {
+    using O = typename decltype(out_tag)::type;
+    using I = typename decltype(in_tag)::type;
+    if constexpr (std::is_floating_point_v<I> && kIsWrapInt<O>) {
+      const I* x = p.input->data_as<I>();
+      O* o = out->data_as<O>();
+      for (int64_t t = 0; t < p.tokens; ++t) {
+        const float inv_scale = 1.0f / quant::narrow_to_float(token_scale(p, t));
+        const float zero_point = static_cast<float>(token_zero_point(p, t));
+        for_each_token_element(p, *out, t, [&](int64_t im, int64_t om) {
+          o[om] = static_cast<O>(
+              quantize_value(x[im], inv_scale, zero_point, p.quant_min, p.quant_max));
+        });
+      }
+    }
+  });
+}
+
+// dequantize_per_token.out(Tensor input, Tensor scales, Tensor zero_points, int quant_min,
+//   int quant_max, ScalarType dtype, ScalarType output_dtype, *, Tensor(a!) out)
+void dequantize_per_token_out(KernelContext& ctx, std::span<EValue*> args) {
+  if (!check_num_args(ctx, args, 8)) return;
+  TokenParams p;
+  if (!token_params(ctx, args, &p)) return;
+  ScalarType output_dtype = ScalarType::Float;
+  if (!dtype_arg(ctx, args, 6, "output_dtype", &output_dtype)) return;
+  Tensor* out = tensor_arg(ctx, args, 7, "out");
+  if (out == nullptr) return;
+  if (!check_dtype_is(ctx, *p.input, "input", p.dtype) ||
+      !pointwise::check_floating_out(ctx, *out) ||
+      !check_dtype_is(ctx, *out, "out", output_dtype) ||
+      !resize_out(ctx, *out, p.input->sizes()) || out->numel() == 0) {
+    return;
+  }
+  pointwise::dispatch_pair(out->dtype(), p.dtype, [&](auto out_tag, auto in_tag) {
+    using O = typename decltype(out_tag)::type;
+    using I = typename decltype(in_tag)::type;
+    if constexpr (std::is_floating_point_v<O> && kIsWrapInt<I>) {
+      const I* q = p.input->data_as<I>();
+      O* o = out->data_as<O>();
+      for (int64_t t = 0; t < p.tokens; ++t) {
+        const float scale = quant::narrow_to_float(token_scale(p, t));
+        const int64_t zero_point = token_zero_point(p, t);
+        for_each_token_element(p, *out, t, [&](int64_t im, int64_t om) {
+          o[om] = static_cast<O>(static_cast<float>(static_cast<int64_t>(q[im]) - zero_point) *
+                                 scale);
+        });
+      }
+    }
+  });
+}
+
+// Replaces the one-element tensors scale (args[1]) and zero_point (args[2]) of a .Tensor_out
 // overload by scalars and runs the scalar kernel.
 void with_scalar_qparams(KernelContext& ctx, std::span<EValue*> args, size_t num_schema_args,
                          void (*scalar_kernel)(KernelContext&, std::span<EValue*>)) {
@@ -342,13 +428,13 @@ void with_scalar_qparams(KernelContext& ctx, std::span<EValue*> args, size_t num
   scalar_kernel(ctx, std::span<EValue*>(replaced, args.size()));
 }
 
-// quantize_per_tensor.tensor_out(Tensor input, Tensor scale, Tensor zero_point, int quant_min,
+// quantize_per_tensor.Tensor_out(Tensor input, Tensor scale, Tensor zero_point, int quant_min,
 //   int quant_max, ScalarType dtype, *, Tensor(a!) out)
 void quantize_per_tensor_tensor_out(KernelContext& ctx, std::span<EValue*> args) {
   with_scalar_qparams(ctx, args, 7, quantize_per_tensor_out);
 }
 
-// dequantize_per_tensor.tensor_out(Tensor input, Tensor scale, Tensor zero_point, int quant_min,
+// dequantize_per_tensor.Tensor_out(Tensor input, Tensor scale, Tensor zero_point, int quant_min,
 //   int quant_max, ScalarType dtype, *, ScalarType? out_dtype=None, Tensor(a!) out)
 void dequantize_per_tensor_tensor_out(KernelContext& ctx, std::span<EValue*> args) {
   with_scalar_qparams(ctx, args, 8, dequantize_per_tensor_out);
@@ -365,12 +451,17 @@ void dequantize_per_tensor_scalar_out(KernelContext& ctx, std::span<EValue*> arg
 
 std::span<const KernelEntry> quantize_kernels() {
   static constexpr KernelEntry kTable[] = {
+      {"quantized_decomposed::choose_qparams.Tensor_out", quant::choose_qparams_tensor_out},
+      {"quantized_decomposed::choose_qparams_per_token_asymmetric.out",
+       quant::choose_qparams_per_token_asymmetric_out},
       {"quantized_decomposed::dequantize_per_channel.out", dequantize_per_channel_out},
       {"quantized_decomposed::dequantize_per_tensor.out", dequantize_per_tensor_out},
-      {"quantized_decomposed::dequantize_per_tensor.tensor_out", dequantize_per_tensor_tensor_out},
+      {"quantized_decomposed::dequantize_per_tensor.Tensor_out", dequantize_per_tensor_tensor_out},
+      {"quantized_decomposed::dequantize_per_token.out", dequantize_per_token_out},
       {"quantized_decomposed::quantize_per_channel.out", quantize_per_channel_out},
       {"quantized_decomposed::quantize_per_tensor.out", quantize_per_tensor_out},
-      {"quantized_decomposed::quantize_per_tensor.tensor_out", quantize_per_tensor_tensor_out},
+      {"quantized_decomposed::quantize_per_tensor.Tensor_out", quantize_per_tensor_tensor_out},
+      {"quantized_decomposed::quantize_per_token.out", quantize_per_token_out},
   };
   return kTable;
 }

@@ -1,4 +1,4 @@
-// quantized_decomposed::quantize_per_tensor.out and dequantize_per_tensor.out. Expected values
+// quantized_decomposed::quantize/dequantize per tensor, per channel and per token. Expected values
 // worked out by hand from q = clamp(round_half_even(x / scale) + zero_point, quant_min,
 // quant_max) and x = (q - zero_point) * scale.
 
@@ -151,29 +151,29 @@ TEST_CASE("kernel quantize: dequantize per tensor") {
   }
 }
 
-TEST_CASE("kernel quantize: the .tensor_out forms take one-element scale and zero_point") {
+TEST_CASE("kernel quantize: the .Tensor_out forms take one-element scale and zero_point") {
   // Same values as "scale, zero point and clamping into uint8" above, parameters as tensors.
   auto x = make(F, {2, 3}, {0, 0.1, -0.1, 1, 100, -100}, {1, 0});
   auto scale = make(D, {1}, {0.05});
   auto zp = make(L, {1}, {128});
   auto out = zeros(U8, {2, 3});
   check_ok(Args().t(x).t(scale).t(zp).i(0).i(255).i(wire(U8)).t(out).run(
-      "quantized_decomposed::quantize_per_tensor.tensor_out"));
+      "quantized_decomposed::quantize_per_tensor.Tensor_out"));
   check_tensor(out.tensor(), U8, {2, 3}, {128, 130, 126, 148, 255, 0});
   auto q = make(C8, {2}, {-128, 3});
   auto s05 = make(F, {}, {0.5});
   auto zp1 = make(I, {}, {1});
   auto deq = zeros(F, {2});
   check_ok(Args().t(q).t(s05).t(zp1).i(-128).i(127).i(wire(C8)).none().t(deq).run(
-      "quantized_decomposed::dequantize_per_tensor.tensor_out"));
+      "quantized_decomposed::dequantize_per_tensor.Tensor_out"));
   check_tensor(deq.tensor(), F, {2}, {-64.5, 1});
   auto two = make(F, {2}, {0.5, 0.5});
   check_error(Args().t(q).t(two).t(zp1).i(-128).i(127).i(wire(C8)).none().t(deq).run(
-                  "quantized_decomposed::dequantize_per_tensor.tensor_out"),
+                  "quantized_decomposed::dequantize_per_tensor.Tensor_out"),
               ErrorCode::InvalidArgument, "one each");
   auto fzp = make(F, {1}, {1});
   check_error(Args().t(q).t(s05).t(fzp).i(-128).i(127).i(wire(C8)).none().t(deq).run(
-                  "quantized_decomposed::dequantize_per_tensor.tensor_out"),
+                  "quantized_decomposed::dequantize_per_tensor.Tensor_out"),
               ErrorCode::InvalidType, "zero_point");
 }
 
@@ -200,6 +200,239 @@ TEST_CASE("kernel quantize: per channel along an axis") {
   check_error(Args().t(x).t(short_scales).t(zps).i(1).i(-128).i(127).i(wire(C8)).t(q).run(
                   "quantized_decomposed::quantize_per_channel.out"),
               ErrorCode::InvalidArgument, "scales");
+}
+
+
+// Per token: token t (a row over the last dimension) uses scales[t] and zero_points[t], the
+// per-tensor formulas above otherwise.
+constexpr const char* kQuantizeToken = "quantized_decomposed::quantize_per_token.out";
+constexpr const char* kDequantizeToken = "quantized_decomposed::dequantize_per_token.out";
+
+TEST_CASE("kernel quantize: per token") {
+  SUBCASE("one scale and zero point per row; transposed input and out") {
+    // Row 0, scale 0.5, zp 0: 1.25 -> 2.5 -> 2; 3 -> 6; -0.25 -> -0.5 -> 0.
+    // Row 1, scale 2, zp 10: 3 -> 1.5 -> 2 + 10; 300 -> 150 + 10 -> 127; -7 -> -3.5 -> -4 + 10.
+    auto x = make(F, {2, 3}, {1.25, 3, -0.25, 3, 300, -7}, {1, 0});
+    auto scales = make(D, {2, 1}, {0.5, 2});
+    auto zps = make(L, {2, 1}, {0, 10});
+    auto out = zeros(C8, {2, 3}, {1, 0});
+    check_ok(Args().t(x).t(scales).t(zps).i(-128).i(127).i(wire(C8)).t(out).run(kQuantizeToken));
+    check_tensor(out.tensor(), C8, {2, 3}, {2, 6, 0, 12, 127, 6});
+  }
+  SUBCASE("float64 input, float32 scales, int32 zero points, uint8; flat parameters") {
+    // Row 0, scale 0.05, zp 128: 0.1 -> 2 + 128, -0.1 -> -2 + 128. Row 1, scale 0.5, zp 3:
+    // 1 -> 2 + 3, 100 -> 200 + 3.
+    auto x = make(D, {2, 2}, {0.1, -0.1, 1, 100});
+    auto scales = make(F, {2}, {0.05, 0.5});
+    auto zps = make(I, {2}, {128, 3});
+    auto out = zeros(U8, {2, 2});
+    check_ok(Args().t(x).t(scales).t(zps).i(0).i(255).i(wire(U8)).t(out).run(kQuantizeToken));
+    check_tensor(out.tensor(), U8, {2, 2}, {130, 126, 5, 203});
+  }
+  SUBCASE("int16 and int32 outs; rank 1 and rank 0 are one token; a rank-3 input") {
+    auto x = make(F, {2}, {-1000.4, 2.5});
+    auto one_scale = make(D, {1}, {0.5});
+    auto one_zp = make(L, {1}, {-3});
+    auto s = zeros(S16, {2});
+    check_ok(Args().t(x).t(one_scale).t(one_zp).i(-32768).i(32767).i(wire(S16)).t(s)
+                 .run(kQuantizeToken));
+    check_tensor(s.tensor(), S16, {2}, {-2004, 2});  // -2000.8 -> -2001 - 3; 5 - 3
+    auto r = make(F, {}, {1e9});
+    auto unit = make(D, {}, {1});
+    auto zero = make(L, {}, {0});
+    auto rout = zeros(I, {});
+    check_ok(Args().t(r).t(unit).t(zero).i(-2147483648LL).i(2147483647LL).i(wire(I)).t(rout)
+                 .run(kQuantizeToken));
+    check_tensor(rout.tensor(), I, {}, {1e9});
+    // [2, 2, 1]: four tokens of one element, scales 1, 2, 4, 8, zero points 0.
+    auto x3 = make(F, {2, 2, 1}, {8, 8, 8, 8});
+    auto scales = make(D, {2, 2, 1}, {1, 2, 4, 8});
+    auto zps = make(L, {4}, {0, 0, 0, 0});
+    auto out3 = zeros(C8, {2, 2, 1});
+    check_ok(Args().t(x3).t(scales).t(zps).i(-128).i(127).i(wire(C8)).t(out3)
+                 .run(kQuantizeToken));
+    check_tensor(out3.tensor(), C8, {2, 2, 1}, {8, 4, 2, 1});
+  }
+  SUBCASE("NaN, infinities and a zero scale stay defined") {
+    // NaN -> 0 before the clamp (not the zero point); +-inf saturate. Scale 0: 0 * inf is NaN.
+    auto x = make(F, {2, 3}, {NAN, INFINITY, -INFINITY, 0, 1, -1});
+    auto scales = make(D, {2}, {1, 0});
+    auto zps = make(L, {2}, {3, 5});
+    auto out = zeros(C8, {2, 3});
+    check_ok(Args().t(x).t(scales).t(zps).i(-128).i(127).i(wire(C8)).t(out).run(kQuantizeToken));
+    check_tensor(out.tensor(), C8, {2, 3}, {0, 127, -128, 0, 127, -128});
+  }
+  SUBCASE("empty inputs: no tokens, or empty tokens") {
+    auto none = zeros(F, {0, 3});
+    auto no_params = zeros(D, {0});
+    auto no_zps = zeros(L, {0});
+    auto out = zeros(U8, {0, 3});
+    check_ok(Args().t(none).t(no_params).t(no_zps).i(0).i(255).i(wire(U8)).t(out)
+                 .run(kQuantizeToken));
+    auto empty = zeros(F, {2, 0});
+    auto scales = make(D, {2}, {1, 1});
+    auto zps = make(L, {2}, {0, 0});
+    auto eout = zeros(U8, {2, 0});
+    check_ok(Args().t(empty).t(scales).t(zps).i(0).i(255).i(wire(U8)).t(eout)
+                 .run(kQuantizeToken));
+  }
+  SUBCASE("errors") {
+    auto x = make(F, {2, 3}, {1, 2, 3, 4, 5, 6});
+    auto scales = make(D, {2}, {1, 1});
+    auto zps = make(L, {2}, {0, 0});
+    auto out = zeros(C8, {2, 3});
+    auto run = [&](HostTensor& in, HostTensor& s, HostTensor& z, int64_t qmin, int64_t qmax,
+                   ScalarType dtype, HostTensor& o) {
+      return Args().t(in).t(s).t(z).i(qmin).i(qmax).i(wire(dtype)).t(o).run(kQuantizeToken);
+    };
+    check_error(Args().t(x).t(scales).t(zps).i(-128).i(127).t(out).run(kQuantizeToken),
+                ErrorCode::InvalidArgument, "expected 8 arguments");
+    check_error(Args().t(x).d(1.0).t(zps).i(-128).i(127).i(wire(C8)).t(out).run(kQuantizeToken),
+                ErrorCode::InvalidType, "scales is a double, expected a tensor");
+    auto ix = make(I, {2, 3}, {1, 2, 3, 4, 5, 6});
+    check_error(run(ix, scales, zps, -128, 127, C8, out), ErrorCode::InvalidType,
+                "input has dtype int32, expected float32 or float64");
+    check_error(run(x, scales, zps, 0, 255, U8, out), ErrorCode::InvalidType,
+                "out has dtype int8, expected uint8");
+    auto lout = zeros(L, {2, 3});
+    check_error(run(x, scales, zps, -128, 127, L, lout), ErrorCode::InvalidType,
+                "dtype is int64, expected one of uint8, int8, int16, int32");
+    check_error(run(x, scales, zps, -128, 128, C8, out), ErrorCode::InvalidArgument,
+                "quant_min -128 and quant_max 128 do not make a range within int8");
+    check_error(run(x, scales, zps, 1, 0, C8, out), ErrorCode::InvalidArgument,
+                "do not make a range");
+    auto iscales = make(L, {2}, {1, 1});
+    check_error(run(x, iscales, zps, -128, 127, C8, out), ErrorCode::InvalidType,
+                "scales has dtype int64, expected float32 or float64");
+    auto fzps = make(F, {2}, {0, 0});
+    check_error(run(x, scales, fzps, -128, 127, C8, out), ErrorCode::InvalidType,
+                "zero_points has dtype float32, expected int32 or int64");
+    auto three = make(D, {3}, {1, 1, 1});
+    check_error(run(x, three, zps, -128, 127, C8, out), ErrorCode::InvalidArgument,
+                "scales has 3 elements and zero_points 2; input has 2 tokens");
+    auto one_zp = make(L, {1}, {0});
+    check_error(run(x, scales, one_zp, -128, 127, C8, out), ErrorCode::InvalidArgument,
+                "scales has 2 elements and zero_points 1; input has 2 tokens");
+    auto wrong = zeros(C8, {3, 2});
+    check_error(run(x, scales, zps, -128, 127, C8, wrong), ErrorCode::InvalidArgument,
+                "out has sizes [3, 2], expected [2, 3]");
+    // An empty input whose token count (every size but the last) overflows int64.
+    // (HostTensor would overflow computing its byte count; a bare Tensor needs no data.)
+    std::vector<int32_t> huge_sizes = {2147483647, 2147483647, 4, 0};
+    std::vector<uint8_t> huge_order = {0, 1, 2, 3};
+    std::vector<int32_t> huge_strides = {0, 0, 0, 1};
+    Tensor huge(F, huge_sizes, huge_order, huge_strides, nullptr);
+    Tensor huge_out(C8, huge_sizes, huge_order, huge_strides, nullptr);
+    check_error(Args().t(huge).t(scales).t(zps).i(-128).i(127).i(wire(C8)).t(huge_out)
+                    .run(kQuantizeToken),
+                ErrorCode::InvalidArgument, "token count (every size but the last) overflows int64");
+  }
+}
+
+TEST_CASE("kernel quantize: dequantize per token") {
+  SUBCASE("int8 to float32, transposed input") {
+    // Row 0, scale 0.5, zp 1: -128 -> -64.5, 0 -> -0.5. Row 1, scale 0.25, zp 0: 3 -> 0.75,
+    // 127 -> 31.75.
+    auto q = make(C8, {2, 2}, {-128, 0, 3, 127}, {1, 0});
+    auto scales = make(D, {2, 1}, {0.5, 0.25});
+    auto zps = make(L, {2, 1}, {1, 0});
+    auto out = zeros(F, {2, 2});
+    check_ok(Args().t(q).t(scales).t(zps).i(-128).i(127).i(wire(C8)).i(wire(F)).t(out)
+                 .run(kDequantizeToken));
+    check_tensor(out.tensor(), F, {2, 2}, {-64.5, -0.5, 0.75, 31.75});
+  }
+  SUBCASE("uint8, int16 and int32 inputs; float64 out; float32 scales, int32 zero points") {
+    auto q = make(U8, {3}, {0, 128, 255});
+    auto scale2 = make(F, {1}, {2});
+    auto zp128 = make(I, {1}, {128});
+    auto out = zeros(D, {3});
+    check_ok(Args().t(q).t(scale2).t(zp128).i(0).i(255).i(wire(U8)).i(wire(D)).t(out)
+                 .run(kDequantizeToken));
+    check_tensor(out.tensor(), D, {3}, {-256, 0, 254});
+    auto s = make(S16, {2, 1}, {-1000, 1000});
+    auto scales = make(D, {2}, {0.001, 0.5});
+    auto zps = make(L, {2}, {0, -2});
+    auto sout = zeros(F, {2, 1});
+    check_ok(Args().t(s).t(scales).t(zps).i(-32768).i(32767).i(wire(S16)).i(wire(F)).t(sout)
+                 .run(kDequantizeToken));
+    check_tensor(sout.tensor(), F, {2, 1}, {static_cast<double>(-1000 * 0.001f), 501});
+    // int32 extremes: q - zero_point is exact in int64, then rounds to float32.
+    auto i = make(I, {2}, {-2147483648.0, 2147483647.0});
+    auto unit = make(D, {}, {1});
+    auto zp1 = make(L, {}, {1});
+    auto iout = zeros(D, {2});
+    check_ok(Args().t(i).t(unit).t(zp1).i(-2147483648LL).i(2147483647LL).i(wire(I)).i(wire(D))
+                 .t(iout).run(kDequantizeToken));
+    CHECK(values(iout.tensor()) == std::vector<double>{-2147483648.0, 2147483648.0});
+  }
+  SUBCASE("empty") {
+    auto e = zeros(U8, {2, 0});
+    auto scales = make(D, {2}, {1, 1});
+    auto zps = make(L, {2}, {0, 0});
+    auto out = zeros(F, {2, 0});
+    check_ok(Args().t(e).t(scales).t(zps).i(0).i(255).i(wire(U8)).i(wire(F)).t(out)
+                 .run(kDequantizeToken));
+  }
+  SUBCASE("errors") {
+    auto q = make(C8, {2}, {1, 2});
+    auto scale = make(D, {1}, {1});
+    auto zp = make(L, {1}, {0});
+    auto out = zeros(F, {2});
+    check_error(Args().t(q).t(scale).t(zp).i(-128).i(127).i(wire(C8)).t(out)
+                    .run(kDequantizeToken),
+                ErrorCode::InvalidArgument, "expected 9 arguments");
+    check_error(Args().t(q).t(scale).t(zp).i(0).i(255).i(wire(U8)).i(wire(F)).t(out)
+                    .run(kDequantizeToken),
+                ErrorCode::InvalidType, "input has dtype int8, expected uint8");
+    auto fq = make(F, {2}, {1, 2});
+    check_error(Args().t(fq).t(scale).t(zp).i(-128).i(127).i(wire(F)).i(wire(F)).t(out)
+                    .run(kDequantizeToken),
+                ErrorCode::InvalidType, "dtype is float32, expected one of uint8");
+    check_error(Args().t(q).t(scale).t(zp).i(5).i(4).i(wire(C8)).i(wire(F)).t(out)
+                    .run(kDequantizeToken),
+                ErrorCode::InvalidArgument, "quant_min 5 and quant_max 4 do not make a range");
+    check_error(Args().t(q).t(scale).t(zp).i(-128).i(127).i(wire(C8)).none().t(out)
+                    .run(kDequantizeToken),
+                ErrorCode::InvalidType, "output_dtype is none, expected a dtype");
+    auto iout = zeros(I, {2});
+    check_error(Args().t(q).t(scale).t(zp).i(-128).i(127).i(wire(C8)).i(wire(I)).t(iout)
+                    .run(kDequantizeToken),
+                ErrorCode::InvalidType, "out has dtype int32, expected a floating type");
+    check_error(Args().t(q).t(scale).t(zp).i(-128).i(127).i(wire(C8)).i(wire(D)).t(out)
+                    .run(kDequantizeToken),
+                ErrorCode::InvalidType, "out has dtype float32, expected float64");
+    auto two = make(D, {2}, {1, 1});
+    check_error(Args().t(q).t(two).t(zp).i(-128).i(127).i(wire(C8)).i(wire(F)).t(out)
+                    .run(kDequantizeToken),
+                ErrorCode::InvalidArgument, "scales has 2 elements and zero_points 1");
+    auto wrong = zeros(F, {1, 2});
+    check_error(Args().t(q).t(scale).t(zp).i(-128).i(127).i(wire(C8)).i(wire(F)).t(wrong)
+                    .run(kDequantizeToken),
+                ErrorCode::InvalidArgument, "out has sizes [1, 2], expected [2]");
+  }
+}
+
+TEST_CASE("kernel quantize: choose per-token parameters, quantize, dequantize") {
+  // The dynamic-quantization chain of a linear layer's input: every value comes back within
+  // half a step (its token's scale) of where it started.
+  const std::vector<double> data = pseudo_random(3 * 8, 7);
+  auto x = make(F, {3, 8}, data);
+  auto scales = zeros(D, {3, 1});
+  auto zps = zeros(L, {3, 1});
+  check_ok(Args().t(x).i(wire(C8)).t(scales).t(zps)
+               .run_outs("quantized_decomposed::choose_qparams_per_token_asymmetric.out", 2));
+  auto q = zeros(C8, {3, 8});
+  check_ok(Args().t(x).t(scales).t(zps).i(-128).i(127).i(wire(C8)).t(q).run(kQuantizeToken));
+  auto back = zeros(F, {3, 8});
+  check_ok(Args().t(q).t(scales).t(zps).i(-128).i(127).i(wire(C8)).i(wire(F)).t(back)
+               .run(kDequantizeToken));
+  const std::vector<double> s = values(scales.tensor());
+  const std::vector<double> got = values(back.tensor());
+  for (size_t k = 0; k < got.size(); ++k) {
+    INFO("element ", k);
+    CHECK(std::fabs(got[k] - static_cast<double>(static_cast<float>(data[k]))) <=
+          0.5 * s[k / 8] + 1e-6);
+  }
 }
 
 }  // namespace
