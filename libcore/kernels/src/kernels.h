@@ -54,6 +54,7 @@ std::span<const KernelEntry> random_kernels();  // random_ops.cpp
 std::span<const KernelEntry> pool_backward_kernels();  // pool_backward_ops.cpp
 std::span<const KernelEntry> grid_sampler_kernels();  // grid_sampler_ops.cpp
 std::span<const KernelEntry> cortex_m_kernels();  // cortex_m_ops.cpp
+std::span<const KernelEntry> embedding_quant_kernels();  // embedding_quant_ops.cpp
 std::span<const KernelEntry> cortex_m_conv_kernels();  // cortex_m_conv_ops.cpp
 // binary_ops.cpp
 void add_out(KernelContext& ctx, std::span<EValue*> args);

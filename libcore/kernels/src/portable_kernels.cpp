@@ -37,6 +37,7 @@ std::span<const KernelEntry> portable_kernels() {
         kernels::pool_backward_kernels,
         kernels::grid_sampler_kernels,
         kernels::cortex_m_kernels,
+        kernels::embedding_quant_kernels,
         kernels::cortex_m_conv_kernels,
     };
     std::vector<KernelEntry> all;
