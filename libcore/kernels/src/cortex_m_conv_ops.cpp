@@ -180,6 +180,23 @@ int8_t finish(int64_t acc, int32_t multiplier, int32_t shift, const ConvGeometry
       cmsis::clamp(static_cast<int64_t>(scaled) + g.output_offset, g.act_min, g.act_max));
 }
 
+// Calls f(n, oy, ox, ky0, ky1, kx0, kx1) for every output position, with the ranges of window
+// taps [ky0, ky1) x [kx0, kx1) that fall inside the input.
+template <typename F>
+void for_each_output(const ConvGeometry& g, F f) {
+  for (int64_t n = 0; n < g.n; ++n) {
+    for (int64_t oy = 0; oy < g.oh; ++oy) {
+      int64_t ky0 = 0, ky1 = 0;
+      tap_range(oy, g.sh, g.ph, g.dh, g.kh, g.ih, &ky0, &ky1);
+      for (int64_t ox = 0; ox < g.ow; ++ox) {
+        int64_t kx0 = 0, kx1 = 0;
+        tap_range(ox, g.sw, g.pw, g.dw, g.kw, g.iw, &kx0, &kx1);
+        f(n, oy, ox, ky0, ky1, kx0, kx1);
+      }
+    }
+  }
+}
+
 // quantized_conv2d.out(Tensor input, Tensor weight, Tensor? bias, int[] stride, int[] padding,
 //   int[] dilation, int input_offset, int output_offset, Tensor requantize_multipliers,
 //   Tensor requantize_shifts, int activation_min, int activation_max, Tensor scratch, *,
@@ -232,33 +249,24 @@ void quantized_conv2d_out(KernelContext& ctx, std::span<EValue*> args) {
   const Strides4 ws = strides_of(*weight);  // [Cout, kH, kW, Cin/groups]
   const Strides4 ys = strides_of(*out);
   const int64_t off = g.input_offset;
-  for (int64_t n = 0; n < g.n; ++n) {
-    for (int64_t oy = 0; oy < g.oh; ++oy) {
-      int64_t ky0 = 0, ky1 = 0;
-      tap_range(oy, g.sh, g.ph, g.dh, g.kh, g.ih, &ky0, &ky1);
-      for (int64_t ox = 0; ox < g.ow; ++ox) {
-        int64_t kx0 = 0, kx1 = 0;
-        tap_range(ox, g.sw, g.pw, g.dw, g.kw, g.iw, &kx0, &kx1);
-        for (int64_t oc = 0; oc < g.cout; ++oc) {
-          const int64_t c0 = (oc / group_cout) * group_cin;
-          int64_t acc = bias != nullptr ? element(*bias, oc) : 0;
-          for (int64_t ky = ky0; ky < ky1; ++ky) {
-            const int64_t iy = oy * g.sh - g.ph + ky * g.dh;
-            for (int64_t kx = kx0; kx < kx1; ++kx) {
-              const int64_t ix = ox * g.sw - g.pw + kx * g.dw;
-              const int8_t* xp = x + n * xs.n + c0 * xs.c + iy * xs.h + ix * xs.w;
-              const int8_t* wp = w + oc * ws.n + ky * ws.c + kx * ws.h;
-              for (int64_t ic = 0; ic < group_cin; ++ic) {
-                acc += (xp[ic * xs.c] + off) * wp[ic * ws.w];
-              }
-            }
-          }
-          y[n * ys.n + oc * ys.c + oy * ys.h + ox * ys.w] =
-              finish(acc, element(*multipliers, oc), element(*shifts, oc), g);
+  for_each_output(g, [&](int64_t n, int64_t oy, int64_t ox, int64_t ky0, int64_t ky1,
+                         int64_t kx0, int64_t kx1) {
+    for (int64_t oc = 0; oc < g.cout; ++oc) {
+      const int64_t c0 = (oc / group_cout) * group_cin;
+      int64_t acc = bias != nullptr ? element(*bias, oc) : 0;
+      for (int64_t ky = ky0; ky < ky1; ++ky) {
+        const int64_t iy = oy * g.sh - g.ph + ky * g.dh;
+        for (int64_t kx = kx0; kx < kx1; ++kx) {
+          const int64_t ix = ox * g.sw - g.pw + kx * g.dw;
+          const int8_t* xp = x + n * xs.n + c0 * xs.c + iy * xs.h + ix * xs.w;
+          const int8_t* wp = w + oc * ws.n + ky * ws.c + kx * ws.h;
+          for (int64_t ic = 0; ic < group_cin; ++ic) acc += (xp[ic * xs.c] + off) * wp[ic * ws.w];
         }
       }
+      y[n * ys.n + oc * ys.c + oy * ys.h + ox * ys.w] =
+          finish(acc, element(*multipliers, oc), element(*shifts, oc), g);
     }
-  }
+  });
 }
 
 // quantized_depthwise_conv2d.out(Tensor input, Tensor weight, Tensor? bias, int[] stride,
@@ -315,30 +323,23 @@ void quantized_depthwise_conv2d_out(KernelContext& ctx, std::span<EValue*> args)
   const Strides4 ws = strides_of(*weight);  // [1, kH, kW, Cout]
   const Strides4 ys = strides_of(*out);
   const int64_t off = g.input_offset;
-  for (int64_t n = 0; n < g.n; ++n) {
-    for (int64_t oy = 0; oy < g.oh; ++oy) {
-      int64_t ky0 = 0, ky1 = 0;
-      tap_range(oy, g.sh, g.ph, g.dh, g.kh, g.ih, &ky0, &ky1);
-      for (int64_t ox = 0; ox < g.ow; ++ox) {
-        int64_t kx0 = 0, kx1 = 0;
-        tap_range(ox, g.sw, g.pw, g.dw, g.kw, g.iw, &kx0, &kx1);
-        for (int64_t oc = 0; oc < g.cout; ++oc) {
-          const int64_t ic = oc / multiplier;
-          int64_t acc = bias != nullptr ? element(*bias, oc) : 0;
-          for (int64_t ky = ky0; ky < ky1; ++ky) {
-            const int64_t iy = oy * g.sh - g.ph + ky * g.dh;
-            for (int64_t kx = kx0; kx < kx1; ++kx) {
-              const int64_t ix = ox * g.sw - g.pw + kx * g.dw;
-              acc += (x[n * xs.n + ic * xs.c + iy * xs.h + ix * xs.w] + off) *
-                     w[ky * ws.c + kx * ws.h + oc * ws.w];
-            }
-          }
-          y[n * ys.n + oc * ys.c + oy * ys.h + ox * ys.w] =
-              finish(acc, element(*multipliers, oc), element(*shifts, oc), g);
+  for_each_output(g, [&](int64_t n, int64_t oy, int64_t ox, int64_t ky0, int64_t ky1,
+                         int64_t kx0, int64_t kx1) {
+    for (int64_t oc = 0; oc < g.cout; ++oc) {
+      const int64_t ic = oc / multiplier;
+      int64_t acc = bias != nullptr ? element(*bias, oc) : 0;
+      for (int64_t ky = ky0; ky < ky1; ++ky) {
+        const int64_t iy = oy * g.sh - g.ph + ky * g.dh;
+        for (int64_t kx = kx0; kx < kx1; ++kx) {
+          const int64_t ix = ox * g.sw - g.pw + kx * g.dw;
+          acc += (x[n * xs.n + ic * xs.c + iy * xs.h + ix * xs.w] + off) *
+                 w[ky * ws.c + kx * ws.h + oc * ws.w];
         }
       }
+      y[n * ys.n + oc * ys.c + oy * ys.h + ox * ys.w] =
+          finish(acc, element(*multipliers, oc), element(*shifts, oc), g);
     }
-  }
+  });
 }
 
 // quantized_linear.out(Tensor input, Tensor weights, Tensor? bias, Tensor? kernel_sum,

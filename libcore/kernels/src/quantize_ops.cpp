@@ -22,6 +22,7 @@
 #include "etkit/kernels/elementwise.h"
 #include "etkit/kernels/kernel_util.h"
 #include "kernels.h"
+#include "nn_util.h"
 #include "pointwise_util.h"
 #include "quantize_util.h"
 
@@ -69,11 +70,7 @@ void quantize_per_tensor_out(KernelContext& ctx, std::span<EValue*> args) {
   Tensor* out = tensor_arg(ctx, args, 6, "out");
   if (out == nullptr) return;
   const ScalarType in_type = p.input->dtype();
-  if (in_type != ScalarType::Float && in_type != ScalarType::Double) {
-    ctx.fail(ErrorCode::InvalidType, "input has dtype %s, expected float32 or float64",
-             scalar_type_name(in_type));
-    return;
-  }
+  if (!nn::check_float_dtype(ctx, *p.input, "input")) return;
   if (!check_dtype_is(ctx, *out, "out", p.dtype)) return;
   if (!resize_out(ctx, *out, p.input->sizes())) return;
   const Operand in = broadcast_operand(*p.input, out->sizes());
@@ -199,11 +196,7 @@ void quantize_per_channel_out(KernelContext& ctx, std::span<EValue*> args) {
   Tensor* out = tensor_arg(ctx, args, 7, "out");
   if (out == nullptr) return;
   const ScalarType in_type = p.input->dtype();
-  if (in_type != ScalarType::Float && in_type != ScalarType::Double) {
-    ctx.fail(ErrorCode::InvalidType, "input has dtype %s, expected float32 or float64",
-             scalar_type_name(in_type));
-    return;
-  }
+  if (!nn::check_float_dtype(ctx, *p.input, "input")) return;
   if (!check_dtype_is(ctx, *out, "out", p.dtype) || !resize_out(ctx, *out, p.input->sizes())) {
     return;
   }
@@ -332,11 +325,7 @@ void quantize_per_token_out(KernelContext& ctx, std::span<EValue*> args) {
   Tensor* out = tensor_arg(ctx, args, 6, "out");
   if (out == nullptr) return;
   const ScalarType in_type = p.input->dtype();
-  if (in_type != ScalarType::Float && in_type != ScalarType::Double) {
-    ctx.fail(ErrorCode::InvalidType, "input has dtype %s, expected float32 or float64",
-             scalar_type_name(in_type));
-    return;
-  }
+  if (!nn::check_float_dtype(ctx, *p.input, "input")) return;
   if (!check_dtype_is(ctx, *out, "out", p.dtype) || !resize_out(ctx, *out, p.input->sizes()) ||
       out->numel() == 0) {
     return;
