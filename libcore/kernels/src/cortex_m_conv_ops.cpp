@@ -180,6 +180,23 @@ int8_t finish(int64_t acc, int32_t multiplier, int32_t shift, const ConvGeometry
       cmsis::clamp(static_cast<int64_t>(scaled) + g.output_offset, g.act_min, g.act_max));
 }
 
+// sum of (x[i] + off) * w[i] over n contiguous elements: int32 partial sums of 256 terms (each
+// below 2^23 with |off| <= 2^15, so a partial sum stays below 2^31), which GCC vectorizes,
+// added into int64.
+int64_t dot_with_offset(const int8_t* x, const int8_t* w, int64_t n, int32_t off) {
+  constexpr int64_t kChunk = 256;
+  int64_t total = 0;
+  for (int64_t i0 = 0; i0 < n; i0 += kChunk) {
+    const int64_t end = n - i0 < kChunk ? n : i0 + kChunk;
+    int32_t sum = 0;
+    for (int64_t i = i0; i < end; ++i) {
+      sum += (static_cast<int32_t>(x[i]) + off) * static_cast<int32_t>(w[i]);
+    }
+    total += sum;
+  }
+  return total;
+}
+
 // Calls f(n, oy, ox, ky0, ky1, kx0, kx1) for every output position, with the ranges of window
 // taps [ky0, ky1) x [kx0, kx1) that fall inside the input.
 template <typename F>
@@ -249,6 +266,7 @@ void quantized_conv2d_out(KernelContext& ctx, std::span<EValue*> args) {
   const Strides4 ws = strides_of(*weight);  // [Cout, kH, kW, Cin/groups]
   const Strides4 ys = strides_of(*out);
   const int64_t off = g.input_offset;
+  const bool contiguous_channels = xs.c == 1 && ws.w == 1;
   for_each_output(g, [&](int64_t n, int64_t oy, int64_t ox, int64_t ky0, int64_t ky1,
                          int64_t kx0, int64_t kx1) {
     for (int64_t oc = 0; oc < g.cout; ++oc) {
@@ -260,7 +278,11 @@ void quantized_conv2d_out(KernelContext& ctx, std::span<EValue*> args) {
           const int64_t ix = ox * g.sw - g.pw + kx * g.dw;
           const int8_t* xp = x + n * xs.n + c0 * xs.c + iy * xs.h + ix * xs.w;
           const int8_t* wp = w + oc * ws.n + ky * ws.c + kx * ws.h;
-          for (int64_t ic = 0; ic < group_cin; ++ic) acc += (xp[ic * xs.c] + off) * wp[ic * ws.w];
+          if (contiguous_channels) {  // channels-last input, OHWI weight: the usual case
+            acc += dot_with_offset(xp, wp, group_cin, g.input_offset);
+          } else {
+            for (int64_t ic = 0; ic < group_cin; ++ic) acc += (xp[ic * xs.c] + off) * wp[ic * ws.w];
+          }
         }
       }
       y[n * ys.n + oc * ys.c + oy * ys.h + ox * ys.w] =
@@ -323,6 +345,36 @@ void quantized_depthwise_conv2d_out(KernelContext& ctx, std::span<EValue*> args)
   const Strides4 ws = strides_of(*weight);  // [1, kH, kW, Cout]
   const Strides4 ys = strides_of(*out);
   const int64_t off = g.input_offset;
+  if (xs.c == 1 && ws.w == 1 && multiplier == 1) {
+    // Channels-last with one output channel per input channel: for each tap, a contiguous run
+    // of multiply-adds over a block of channels into int64 accumulators on the stack.
+    constexpr int64_t kBlock = 256;
+    for_each_output(g, [&](int64_t n, int64_t oy, int64_t ox, int64_t ky0, int64_t ky1,
+                           int64_t kx0, int64_t kx1) {
+      for (int64_t c0 = 0; c0 < g.cout; c0 += kBlock) {
+        const int64_t count = g.cout - c0 < kBlock ? g.cout - c0 : kBlock;
+        int64_t acc[kBlock];
+        for (int64_t c = 0; c < count; ++c) acc[c] = bias != nullptr ? element(*bias, c0 + c) : 0;
+        for (int64_t ky = ky0; ky < ky1; ++ky) {
+          const int64_t iy = oy * g.sh - g.ph + ky * g.dh;
+          for (int64_t kx = kx0; kx < kx1; ++kx) {
+            const int64_t ix = ox * g.sw - g.pw + kx * g.dw;
+            const int8_t* xp = x + n * xs.n + c0 + iy * xs.h + ix * xs.w;
+            const int8_t* wp = w + ky * ws.c + kx * ws.h + c0;
+            for (int64_t c = 0; c < count; ++c) {
+              acc[c] += (static_cast<int32_t>(xp[c]) + g.input_offset) *
+                        static_cast<int32_t>(wp[c]);
+            }
+          }
+        }
+        for (int64_t c = 0; c < count; ++c) {
+          y[n * ys.n + (c0 + c) * ys.c + oy * ys.h + ox * ys.w] =
+              finish(acc[c], element(*multipliers, c0 + c), element(*shifts, c0 + c), g);
+        }
+      }
+    });
+    return;
+  }
   for_each_output(g, [&](int64_t n, int64_t oy, int64_t ox, int64_t ky0, int64_t ky1,
                          int64_t kx0, int64_t kx1) {
     for (int64_t oc = 0; oc < g.cout; ++oc) {

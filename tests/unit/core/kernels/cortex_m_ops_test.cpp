@@ -99,6 +99,15 @@ TEST_CASE("kernel cortex_m: pad") {
     check_ok(Args().t(x).ints({0, 0, 1, 0}).ints({0, 0, 0, 1}).i(7).t(out).run(kPad));
     check_tensor(out.tensor(), C8, {3, 3}, {7, 7, 7, 1, 2, 7, 3, 4, 7});
   }
+  SUBCASE("no padding copies, into the same layout or another") {
+    auto x = make(C8, {2, 2}, {1, 2, 3, 4});
+    auto same = zeros(C8, {2, 2});
+    check_ok(Args().t(x).ints({0, 0, 0, 0}).ints({0, 0, 0, 0}).i(0).t(same).run(kPad));
+    check_tensor(same.tensor(), C8, {2, 2}, {1, 2, 3, 4});
+    auto transposed = zeros(C8, {2, 2}, {1, 0});
+    check_ok(Args().t(x).ints({0, 0, 0, 0}).ints({0, 0, 0, 0}).i(0).t(transposed).run(kPad));
+    check_tensor(transposed.tensor(), C8, {2, 2}, {1, 2, 3, 4});
+  }
   SUBCASE("errors") {
     auto x = make(C8, {2, 2}, {1, 2, 3, 4});
     auto out = zeros(C8, {3, 3});
