@@ -74,7 +74,7 @@ void quantize_per_tensor_out(KernelContext& ctx, std::span<EValue*> args) {
   if (!check_dtype_is(ctx, *out, "out", p.dtype)) return;
   if (!resize_out(ctx, *out, p.input->sizes())) return;
   const Operand in = broadcast_operand(*p.input, out->sizes());
-  const float inv_scale = 1.0f / static_cast<float>(p.scale);
+  const float inv_scale = 1.0f / quant::narrow_to_float(p.scale);
   const float zero_point = static_cast<float>(static_cast<int32_t>(p.zero_point));
   const int64_t qmin = p.quant_min;
   const int64_t qmax = p.quant_max;
@@ -103,7 +103,7 @@ void dequantize_per_tensor_out(KernelContext& ctx, std::span<EValue*> args) {
   if (has_out_dtype && !check_dtype_is(ctx, *out, "out", out_dtype)) return;
   if (!resize_out(ctx, *out, p.input->sizes())) return;
   const Operand in = broadcast_operand(*p.input, out->sizes());
-  const float scale = static_cast<float>(p.scale);
+  const float scale = quant::narrow_to_float(p.scale);
   const int64_t zero_point = static_cast<int32_t>(p.zero_point);
   pointwise::dispatch_pair(out->dtype(), p.dtype, [&](auto out_tag, auto in_tag) {
     using O = typename decltype(out_tag)::type;
@@ -205,7 +205,7 @@ void quantize_per_channel_out(KernelContext& ctx, std::span<EValue*> args) {
     if constexpr (kIsWrapInt<O>) {
       O* o = out->data_as<O>();
       for_each_channel_element(*p.input, *out, p.axis, [&](int64_t im, int64_t om, int64_t c) {
-        const float inv_scale = 1.0f / static_cast<float>(channel_scale(p, c));
+        const float inv_scale = 1.0f / quant::narrow_to_float(channel_scale(p, c));
         const float zp = static_cast<float>(static_cast<int32_t>(channel_zero_point(p, c)));
         const float x = load_as<float>(p.input->data(), in_type, im);
         const int64_t q = convert<int64_t>(zp + std::nearbyint(inv_scale * x));
@@ -237,7 +237,7 @@ void dequantize_per_channel_out(KernelContext& ctx, std::span<EValue*> args) {
     if constexpr (std::is_floating_point_v<O>) {
       O* o = out->data_as<O>();
       for_each_channel_element(*p.input, *out, p.axis, [&](int64_t im, int64_t om, int64_t c) {
-        const float scale = static_cast<float>(channel_scale(p, c));
+        const float scale = quant::narrow_to_float(channel_scale(p, c));
         const int64_t zp = static_cast<int32_t>(channel_zero_point(p, c));
         const int64_t q = load_as<int64_t>(p.input->data(), p.dtype, im);
         o[om] = static_cast<O>(static_cast<float>(q - zp) * scale);

@@ -61,6 +61,18 @@ TEST_CASE("kernel quantize: per tensor") {
     auto eout = zeros(U8, {0, 2});
     check_ok(Args().t(e).d(1.0).i(0).i(0).i(255).i(wire(U8)).t(eout).run(kQuantize));
   }
+  SUBCASE("a scale beyond float's range is infinite, not undefined: x / inf is 0") {
+    auto x = make(F, {2}, {1, -1});
+    auto out = zeros(C8, {2});
+    check_ok(Args().t(x).d(1e300).i(3).i(-128).i(127).i(wire(C8)).t(out).run(kQuantize));
+    check_tensor(out.tensor(), C8, {2}, {3, 3});
+    auto q = make(C8, {2}, {3, 4});
+    auto back = zeros(F, {2});
+    check_ok(Args().t(q).d(1e300).i(3).i(-128).i(127).i(wire(C8)).none().t(back)
+                 .run(kDequantize));
+    CHECK(std::isnan(values(back.tensor())[0]));  // 0 * inf
+    CHECK(values(back.tensor())[1] == INFINITY);
+  }
   SUBCASE("errors") {
     auto x = make(F, {2}, {1, 2});
     auto out = zeros(C8, {2});
