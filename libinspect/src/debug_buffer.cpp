@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "etkit/runtime/data_loader.h"
+#include "etkit/runtime/half.h"
 #include "etkit/host/file_data_loader.h"
 
 namespace etkit::inspect {
@@ -15,25 +16,6 @@ T load(const uint8_t* p) {
   T v;
   std::memcpy(&v, p, sizeof(T));
   return v;
-}
-
-double half_to_double(uint16_t h) {
-  const int exponent = (h >> 10) & 0x1f;
-  const int mantissa = h & 0x3ff;
-  const double sign = (h & 0x8000) != 0 ? -1.0 : 1.0;
-  if (exponent == 0) return sign * std::ldexp(mantissa, -24);  // zero and subnormals
-  if (exponent == 0x1f) {
-    return mantissa == 0 ? sign * std::numeric_limits<double>::infinity()
-                         : std::numeric_limits<double>::quiet_NaN();
-  }
-  return sign * std::ldexp(mantissa + 1024, exponent - 25);
-}
-
-double bfloat16_to_double(uint16_t b) {
-  const uint32_t bits = static_cast<uint32_t>(b) << 16;
-  float f;
-  std::memcpy(&f, &bits, sizeof(f));
-  return f;
 }
 
 }  // namespace
@@ -99,11 +81,11 @@ double element_as_double(ScalarType type, const uint8_t* p) {
     case ScalarType::Int:
     case ScalarType::QInt32: return load<int32_t>(p);
     case ScalarType::Long: return static_cast<double>(load<int64_t>(p));
-    case ScalarType::Half: return half_to_double(load<uint16_t>(p));
+    case ScalarType::Half: return half_bits_to_float(load<uint16_t>(p));
     case ScalarType::Float: return load<float>(p);
     case ScalarType::Double: return load<double>(p);
     case ScalarType::Bool: return *p != 0 ? 1.0 : 0.0;
-    case ScalarType::BFloat16: return bfloat16_to_double(load<uint16_t>(p));
+    case ScalarType::BFloat16: return bfloat16_bits_to_float(load<uint16_t>(p));
     case ScalarType::Bits16:
     case ScalarType::UInt16: return load<uint16_t>(p);
     case ScalarType::UInt32: return load<uint32_t>(p);

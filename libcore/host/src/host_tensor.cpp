@@ -3,51 +3,9 @@
 #include <cmath>
 #include <cstring>
 
+#include "etkit/runtime/half.h"
+
 namespace etkit {
-namespace {
-
-uint16_t float_to_half_bits(float f) {
-  uint32_t x;
-  std::memcpy(&x, &f, 4);
-  const uint32_t sign = (x >> 16) & 0x8000u;
-  const int32_t exp = static_cast<int32_t>((x >> 23) & 0xff) - 127 + 15;
-  uint32_t mant = x & 0x7fffffu;
-  if (((x >> 23) & 0xff) == 0xff) {  // inf / nan
-    return static_cast<uint16_t>(sign | 0x7c00u | (mant != 0 ? 0x200u : 0u));
-  }
-  if (exp >= 31) return static_cast<uint16_t>(sign | 0x7c00u);
-  if (exp <= 0) {
-    if (exp < -10) return static_cast<uint16_t>(sign);
-    mant |= 0x800000u;
-    const uint32_t shift = static_cast<uint32_t>(14 - exp);
-    uint32_t half = mant >> shift;
-    const uint32_t rem = mant & ((1u << shift) - 1);
-    const uint32_t mid = 1u << (shift - 1);
-    if (rem > mid || (rem == mid && (half & 1u) != 0)) ++half;
-    return static_cast<uint16_t>(sign | half);
-  }
-  uint32_t half = sign | (static_cast<uint32_t>(exp) << 10) | (mant >> 13);
-  const uint32_t rem = mant & 0x1fffu;
-  if (rem > 0x1000u || (rem == 0x1000u && (half & 1u) != 0)) ++half;
-  return static_cast<uint16_t>(half);
-}
-
-float half_bits_to_float(uint16_t h) {
-  const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
-  const uint32_t exp = (h >> 10) & 0x1fu;
-  const uint32_t mant = h & 0x3ffu;
-  float f;
-  if (exp == 0) {
-    f = std::ldexp(static_cast<float>(mant), -24);
-  } else if (exp == 31) {
-    f = mant == 0 ? INFINITY : NAN;
-  } else {
-    f = std::ldexp(static_cast<float>(mant | 0x400u), static_cast<int>(exp) - 25);
-  }
-  return sign != 0 ? -f : f;
-}
-
-}  // namespace
 
 HostTensor::HostTensor(ScalarType dtype, std::span<const int32_t> sizes,
                        std::span<const uint8_t> dim_order)
@@ -129,12 +87,7 @@ double read_element_as_double(const Tensor& t, int64_t i) {
     case ScalarType::UInt16: return static_cast<const uint16_t*>(p)[i];
     case ScalarType::UInt32: return static_cast<const uint32_t*>(p)[i];
     case ScalarType::UInt64: return static_cast<double>(static_cast<const uint64_t*>(p)[i]);
-    case ScalarType::BFloat16: {
-      const uint32_t bits = static_cast<uint32_t>(static_cast<const uint16_t*>(p)[i]) << 16;
-      float f;
-      std::memcpy(&f, &bits, 4);
-      return f;
-    }
+    case ScalarType::BFloat16: return bfloat16_bits_to_float(static_cast<const uint16_t*>(p)[i]);
     default: return NAN;
   }
 }
@@ -156,14 +109,9 @@ void write_element_from_double(Tensor& t, int64_t i, double v) {
     case ScalarType::UInt16: static_cast<uint16_t*>(p)[i] = static_cast<uint16_t>(v); break;
     case ScalarType::UInt32: static_cast<uint32_t*>(p)[i] = static_cast<uint32_t>(v); break;
     case ScalarType::UInt64: static_cast<uint64_t*>(p)[i] = static_cast<uint64_t>(v); break;
-    case ScalarType::BFloat16: {
-      const float f = static_cast<float>(v);
-      uint32_t bits;
-      std::memcpy(&bits, &f, 4);
-      bits += 0x7fffu + ((bits >> 16) & 1u);  // round to nearest even
-      static_cast<uint16_t*>(p)[i] = static_cast<uint16_t>(bits >> 16);
+    case ScalarType::BFloat16:
+      static_cast<uint16_t*>(p)[i] = float_to_bfloat16_bits(static_cast<float>(v));
       break;
-    }
     default: break;
   }
 }
