@@ -2,7 +2,10 @@
 
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <cstdint>
+#include <limits>
+#include <vector>
 
 #include "kernel_test_util.h"
 #include "etkit/host/default_registries.h"
@@ -136,9 +139,11 @@ TEST_CASE("kernel _to_dim_order_copy: dtype conversion") {
                 ErrorCode::InvalidArgument, "dim_order has 1 entries, expected 2");
     check_error(Args().t(a).none().none().t(out).run("dim_order_ops::_to_dim_order_copy.out"),
                 ErrorCode::InvalidType, "non_blocking is none, expected a bool");
-    auto h = zeros(H, {2, 3});
-    check_error(Args().t(h).b(false).none().t(out).run("dim_order_ops::_to_dim_order_copy.out"),
-                ErrorCode::InvalidType, "self has dtype float16");
+    auto u16 = zeros(ScalarType::UInt16, {2, 3});
+    check_error(Args().t(u16).b(false).none().t(out).run("dim_order_ops::_to_dim_order_copy.out"),
+                ErrorCode::InvalidType,
+                "self has dtype uint16, expected one of bool, uint8, int8, int16, int32, int64, "
+                "float16, bfloat16, float32, float64");
     auto small = zeros(I, {3});
     check_error(Args().t(a).b(false).none().t(small).run("dim_order_ops::_to_dim_order_copy.out"),
                 ErrorCode::InvalidArgument, "out has sizes [3], expected [2, 3]");
@@ -266,9 +271,9 @@ TEST_CASE("kernel copy: copy") {
     auto ok = make(F, {3}, {1, 2, 3});
     check_error(Args().t(self).t(ok).b(false).t(dout).run(kCopy), ErrorCode::InvalidType,
                 "out has dtype float64, expected float32");
-    auto h = make(H, {3}, {1, 2, 3});
-    check_error(Args().t(self).t(h).b(false).t(out).run(kCopy), ErrorCode::InvalidType,
-                "src has dtype float16");
+    auto u16 = zeros(ScalarType::UInt16, {3});
+    check_error(Args().t(self).t(u16).b(false).t(out).run(kCopy), ErrorCode::InvalidType,
+                "src has dtype uint16");
     check_error(Args().t(self).t(ok).i(0).t(out).run(kCopy), ErrorCode::InvalidType,
                 "non_blocking is an int, expected a bool");
   }
@@ -293,6 +298,115 @@ TEST_CASE("kernel _to_copy, copy_, et_copy host/device copies") {
   auto d = zeros(F, {2, 2});
   check_ok(Args().t(h).t(d).run("et_copy::_d2h_copy.out"));
   check_tensor(d.tensor(), F, {2, 2}, {1.5, -2.5, 3, 300});
+}
+
+// The bits of a Half or BFloat16 tensor, in memory order.
+std::vector<uint16_t> bits16(HostTensor& t) {
+  const auto* p = t.tensor().data_as<uint16_t>();
+  return std::vector<uint16_t>(p, p + t.tensor().numel());
+}
+
+constexpr auto BF = ScalarType::BFloat16;
+
+// Expected bits are worked out by hand (tests/unit/core/runtime/half_test.cpp has the rules):
+// to 16 bits the value is rounded to float32 first, then to nearest, ties to even.
+TEST_CASE("kernel _to_copy: Half and BFloat16 to and from every dtype") {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double inf = std::numeric_limits<double>::infinity();
+  SUBCASE("float32 to Half rounds to nearest even, overflows to infinity") {
+    auto a = make(F, {6}, {1, 1.0 / 3, 2049, 65520, -1e6, nan});
+    auto out = zeros(H, {6});
+    check_ok(Args().t(a).b(false).none().t(out).run("aten::_to_copy.out"));
+    CHECK(bits16(out) == std::vector<uint16_t>{0x3c00, 0x3555, 0x6800, 0x7c00, 0xfc00, 0x7e00});
+  }
+  SUBCASE("int64 and float64 go through float32 first, as PyTorch converts") {
+    // 16777217 is not a float32: it becomes 2^24, then Half's infinity.
+    auto l = make(L, {3}, {2049, 2051, 16777217});
+    auto out = zeros(H, {3});
+    check_ok(Args().t(l).b(false).none().t(out).run("aten::_to_copy.out"));
+    CHECK(bits16(out) == std::vector<uint16_t>{0x6800, 0x6802, 0x7c00});
+    // 1 + 2^-8 + 2^-30 rounds to float32's 1 + 2^-8, a BFloat16 tie that goes to even 1.0
+    // (straight from float64 it would round up to 0x3f81).
+    auto d = make(D, {2}, {1.0 + 0x1p-8 + 0x1p-30, -3.140625});
+    auto bout = zeros(BF, {2});
+    check_ok(Args().t(d).b(false).none().t(bout).run("aten::_to_copy.out"));
+    CHECK(bits16(bout) == std::vector<uint16_t>{0x3f80, 0xc049});
+  }
+  SUBCASE("Half to integers saturates, NaN to 0; to bool is nonzero") {
+    auto h = make(H, {6}, {3.140625, -2.5, 65504, nan, inf, -inf});
+    auto i = zeros(I, {6});
+    check_ok(Args().t(h).b(false).none().t(i).run("aten::_to_copy.out"));
+    check_tensor(i.tensor(), I, {6}, {3, -2, 65504, 0, 2147483647.0, -2147483648.0});
+    auto c = zeros(C8, {6});
+    check_ok(Args().t(h).b(false).none().t(c).run("aten::_to_copy.out"));
+    check_tensor(c.tensor(), C8, {6}, {3, -2, 127, 0, 127, -128});
+    auto z = make(H, {4}, {0, -0.0, 0.5, nan});
+    auto b = zeros(B, {4});
+    check_ok(Args().t(z).b(false).none().t(b).run("aten::_to_copy.out"));
+    check_tensor(b.tensor(), B, {4}, {0, 0, 1, 1});
+  }
+  SUBCASE("Half and BFloat16 to float64 are exact; between each other they round") {
+    auto h = make(H, {3}, {0.333251953125, 0x1p-24, -65504});
+    auto d = zeros(D, {3});
+    check_ok(Args().t(h).b(false).none().t(d).run("aten::_to_copy.out"));
+    check_tensor(d.tensor(), D, {3}, {0.333251953125, 0x1p-24, -65504});
+    // 0.333251953125 is float32 0x3eaaa000: its low half 0xa000 is past the tie, up to 0x3eab.
+    auto bf = zeros(BF, {3});
+    check_ok(Args().t(h).b(false).none().t(bf).run("aten::_to_copy.out"));
+    CHECK(bits16(bf) == std::vector<uint16_t>{0x3eab, 0x3380, 0xc780});
+    // 3.140625 is exact in both; 65536 in BFloat16 is past Half's range.
+    auto b2 = make(BF, {2}, {3.140625, 65536});
+    auto h2 = zeros(H, {2});
+    check_ok(Args().t(b2).b(false).none().t(h2).run("aten::_to_copy.out"));
+    CHECK(bits16(h2) == std::vector<uint16_t>{0x4248, 0x7c00});
+  }
+  SUBCASE("a non-default dim order, rank 0 and empty") {
+    auto a = make(H, {2, 3}, {1, 2, 3, 4, 5, 6}, {1, 0});
+    auto out = zeros(F, {2, 3});
+    check_ok(Args().t(a).b(false).none().t(out).run("aten::_to_copy.out"));
+    check_tensor(out.tensor(), F, {2, 3}, {1, 2, 3, 4, 5, 6});
+    auto back = zeros(BF, {2, 3}, {1, 0});
+    check_ok(Args().t(out).b(false).none().t(back).run("aten::_to_copy.out"));
+    // Memory order of a (3, 2)-strided layout: 1, 4, 2, 5, 3, 6.
+    CHECK(bits16(back) ==
+          std::vector<uint16_t>{0x3f80, 0x4080, 0x4000, 0x40a0, 0x4040, 0x40c0});
+    auto s = make(D, {}, {-0.5});
+    auto hs = zeros(H, {});
+    check_ok(Args().t(s).b(false).none().t(hs).run("aten::_to_copy.out"));
+    CHECK(bits16(hs) == std::vector<uint16_t>{0xb800});
+    auto e = zeros(H, {0, 3});
+    auto eout = zeros(L, {0, 3});
+    check_ok(Args().t(e).b(false).none().t(eout).run("aten::_to_copy.out"));
+  }
+  SUBCASE("a dtype that is neither computed nor 16-bit floating is refused") {
+    auto a = make(F, {2}, {1, 2});
+    auto u16 = zeros(ScalarType::UInt16, {2});
+    check_error(Args().t(a).b(false).none().t(u16).run("aten::_to_copy.out"),
+                ErrorCode::InvalidType, "out has dtype uint16, expected one of bool");
+  }
+}
+
+TEST_CASE("kernel copy and _to_dim_order_copy convert Half and BFloat16") {
+  SUBCASE("copy.out broadcasts a Half src into float32 in self's dtype") {
+    auto self = zeros(F, {2, 3});
+    auto src = make(H, {3}, {0.5, -1, 65504});
+    auto out = zeros(F, {2, 3}, {1, 0});
+    check_ok(Args().t(self).t(src).b(false).t(out).run("aten::copy.out"));
+    check_tensor(out.tensor(), F, {2, 3}, {0.5, -1, 65504, 0.5, -1, 65504});
+  }
+  SUBCASE("copy.out into a BFloat16 self") {
+    auto self = zeros(BF, {2});
+    auto src = make(I, {2}, {257, -3});  // 257 needs 9 bits: a tie that goes to even 256
+    auto out = zeros(BF, {2});
+    check_ok(Args().t(self).t(src).b(false).t(out).run("aten::copy.out"));
+    CHECK(bits16(out) == std::vector<uint16_t>{0x4380, 0xc040});
+  }
+  SUBCASE("_to_dim_order_copy to Half") {
+    auto a = make(F, {2, 2}, {1, 2, 3, 4});
+    auto out = zeros(H, {2, 2}, {1, 0});
+    check_ok(Args().t(a).b(false).ints({1, 0}).t(out).run("dim_order_ops::_to_dim_order_copy.out"));
+    CHECK(bits16(out) == std::vector<uint16_t>{0x3c00, 0x4200, 0x4000, 0x4400});
+  }
 }
 
 }  // namespace
