@@ -22,7 +22,18 @@ while IFS= read -r spec; do
 done <"$seeds_file"
 [[ -d $regressions ]] && inputs+=("$regressions")
 if "$target" -help=1 >/dev/null 2>&1; then
-  # libFuzzer: files and folders as arguments run once each with -runs=0.
-  exec "$target" -runs=0 "${inputs[@]}"
+  # libFuzzer runs each argument once only when every argument is a file (given a folder, it
+  # reads all of them as corpus folders and refuses a file): folders become their files.
+  files=()
+  for input in "${inputs[@]}"; do
+    if [[ -d $input ]]; then
+      mapfile -t -O "${#files[@]}" files < <(find "$input" -type f | LC_ALL=C sort)
+    else
+      files+=("$input")
+    fi
+  done
+  # With no argument at all libFuzzer would start fuzzing and never stop.
+  ((${#files[@]} > 0)) || { echo "replay: no input files for $target" >&2; exit 1; }
+  exec "$target" "${files[@]}"
 fi
 exec "$target" "${inputs[@]}"
