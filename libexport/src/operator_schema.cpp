@@ -18,8 +18,6 @@ constexpr ArgSchema kBinaryAlpha[] = {
 constexpr ArgSchema kBinary[] = {{"self", K::Tensor, ""}, {"other", K::Tensor, ""}};
 constexpr ArgSchema kTensorScalar[] = {{"self", K::Tensor, ""}, {"other", K::Scalar, ""}};
 constexpr ArgSchema kPowScalar[] = {{"self", K::Tensor, ""}, {"exponent", K::Scalar, ""}};
-constexpr ArgSchema kWhere[] = {
-    {"condition", K::Tensor, ""}, {"self", K::Tensor, ""}, {"other", K::Tensor, ""}};
 constexpr ArgSchema kMaskedFill[] = {
     {"self", K::Tensor, ""}, {"mask", K::Tensor, ""}, {"value", K::Scalar, ""}};
 constexpr ArgSchema kGelu[] = {{"self", K::Tensor, ""}, {"approximate", K::String, "\"none\""}};

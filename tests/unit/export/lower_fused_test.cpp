@@ -79,8 +79,11 @@ TEST_CASE("fused lowering: a delegated region computes what the portable export 
   Result<ExportedProgram> portable = export_with(model_text("", ""));
   REQUIRE(portable.ok());
   const std::vector<std::vector<float>> want = run(*portable);
-  for (const auto& [ids, mode] : {std::pair<std::string, std::string>{"int", "generated"},
-                                  {"int", "manual"}, {"string", "manual"}}) {
+  for (const auto& [ids_, mode_] : {std::pair<std::string, std::string>{"int", "generated"},
+                                    {"int", "manual"}, {"string", "manual"}}) {
+    // Copies: doctest's CAPTURE is a lambda, and clang 14 cannot capture a structured binding.
+    const std::string ids = ids_;
+    const std::string mode = mode_;
     CAPTURE(ids);
     CAPTURE(mode);
     Result<ExportedProgram> fused =
@@ -207,10 +210,11 @@ TEST_CASE("fused lowering: the blob carries the region's weights; the call passe
 }
 
 TEST_CASE("fused lowering: the group's timing goes into the blob") {
-  for (const auto& [timing, want] :
+  for (const auto& [timing_, want] :
        {std::pair<std::string, etkit_fused::Timing>{"", etkit_fused::Timing::Live},
         {"live", etkit_fused::Timing::Live},
         {"post", etkit_fused::Timing::PostTime}}) {
+    const std::string timing = timing_;  // clang 14 cannot capture a structured binding
     CAPTURE(timing);
     const std::string group =
         timing.empty() ? delegates("int", "manual")

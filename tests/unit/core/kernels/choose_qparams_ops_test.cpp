@@ -63,8 +63,10 @@ TEST_CASE("kernel choose_qparams: per tensor") {
   }
   SUBCASE("the zero point rounds half to even") {
     // quant range [0, 4] and a range of width 4: scale 1, zero point -lo.
-    for (auto [lo, want] : {std::pair{-2.5, 2}, std::pair{-1.5, 2}, std::pair{-3.5, 4},
-                            std::pair{-0.5, 0}}) {
+    for (const auto& p : {std::pair{-2.5, 2}, std::pair{-1.5, 2}, std::pair{-3.5, 4},
+                          std::pair{-0.5, 0}}) {
+      const double lo = p.first;  // not a structured binding: INFO captures it in a lambda
+      const int want = p.second;
       auto x = make(F, {2}, {lo, lo + 4});
       const Chosen c = choose(x, 0, 4, 0.0, U8);
       INFO("lo ", lo);
