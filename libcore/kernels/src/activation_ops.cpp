@@ -33,7 +33,7 @@ bool self_and_out(KernelContext& ctx, std::span<EValue*> args, size_t num_schema
   if (*self == nullptr) return false;
   *out = tensor_arg(ctx, args, num_schema_args - 1, "out");
   if (*out == nullptr) return false;
-  return check_computed_dtype(ctx, **self, "self") && check_computed_dtype(ctx, **out, "out");
+  return check_arithmetic_dtype(ctx, **self, "self") && check_arithmetic_dtype(ctx, **out, "out");
 }
 
 bool check_not_bool(KernelContext& ctx, const Tensor& self, const char* op) {
@@ -84,7 +84,7 @@ void relu_out(KernelContext& ctx, std::span<EValue*> args) {
   if (!check_dtype_is(ctx, *out, "out", self->dtype())) return;
   if (!resize_out(ctx, *out, self->sizes())) return;
   const Operand in = broadcast_operand(*self, out->sizes());
-  dispatch_dtype(out->dtype(), [&](auto tag) {
+  dispatch_compute(out->dtype(), [&](auto tag) {
     using C = typename decltype(tag)::type;
     if constexpr (!std::is_same_v<C, bool>) {
       // `x < 0` is false for NaN, so NaN passes through as in PyTorch.
@@ -113,7 +113,7 @@ void hardtanh_out(KernelContext& ctx, std::span<EValue*> args) {
   }
   if (!resize_out(ctx, *out, self->sizes())) return;
   const Operand in = broadcast_operand(*self, out->sizes());
-  dispatch_dtype(out->dtype(), [&](auto tag) {
+  dispatch_compute(out->dtype(), [&](auto tag) {
     using C = typename decltype(tag)::type;
     if constexpr (!std::is_same_v<C, bool>) {
       if (!scalar_fits<C>(lo) || !scalar_fits<C>(hi)) {
@@ -142,7 +142,7 @@ void sigmoid_out(KernelContext& ctx, std::span<EValue*> args) {
   if (!check_floating_out(ctx, *out)) return;
   if (!resize_out(ctx, *out, self->sizes())) return;
   const Operand in = broadcast_operand(*self, out->sizes());
-  dispatch_dtype(out->dtype(), [&](auto tag) {
+  dispatch_compute(out->dtype(), [&](auto tag) {
     using C = typename decltype(tag)::type;
     if constexpr (std::is_same_v<C, float>) {
       elementwise<C, 1>(*out, {in}, Sigmoid{}, float_loops().sigmoid);
@@ -172,7 +172,7 @@ void gelu_out(KernelContext& ctx, std::span<EValue*> args) {
   if (!check_dtype_is(ctx, *out, "out", self->dtype())) return;
   if (!resize_out(ctx, *out, self->sizes())) return;
   const Operand in = broadcast_operand(*self, out->sizes());
-  dispatch_dtype(out->dtype(), [&](auto tag) {
+  dispatch_compute(out->dtype(), [&](auto tag) {
     using C = typename decltype(tag)::type;
     if constexpr (std::is_floating_point_v<C>) {
       if (use_tanh) {
@@ -199,7 +199,7 @@ void silu_out(KernelContext& ctx, std::span<EValue*> args) {
   if (!check_dtype_is(ctx, *out, "out", self->dtype())) return;
   if (!resize_out(ctx, *out, self->sizes())) return;
   const Operand in = broadcast_operand(*self, out->sizes());
-  dispatch_dtype(out->dtype(), [&](auto tag) {
+  dispatch_compute(out->dtype(), [&](auto tag) {
     using C = typename decltype(tag)::type;
     if constexpr (std::is_floating_point_v<C>) {
       if constexpr (std::is_same_v<C, float>) {

@@ -85,7 +85,7 @@ void binary_math(KernelContext& ctx, std::span<EValue*> args) {
   if (!resize_out(ctx, *out, shape.span())) return;
   const std::array<Operand, 2> in = {broadcast_operand(*self, out->sizes()),
                                      broadcast_operand(*other, out->sizes())};
-  dispatch_dtype(common, [&](auto tag) {
+  dispatch_compute(common, [&](auto tag) {
     using C = typename decltype(tag)::type;
     elementwise<C, 2>(*out, in, [](C a, C b) { return apply<kOp>(a, b); });
   });

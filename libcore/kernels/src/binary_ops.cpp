@@ -81,7 +81,7 @@ void add_sub(KernelContext& ctx, std::span<EValue*> args, bool subtract) {
   if (!check_alpha(ctx, alpha, b.common)) return;
   if (!finish_binary(ctx, &b)) return;
 
-  dispatch_dtype(b.common, [&](auto tag) {
+  dispatch_compute(b.common, [&](auto tag) {
     using C = typename decltype(tag)::type;
     if constexpr (std::is_same_v<C, bool>) {
       // Bool add computes a + alpha * b and converts to bool: a logical or.
@@ -260,7 +260,7 @@ void pow_tensor_tensor_out(KernelContext& ctx, std::span<EValue*> args) {
     return;
   }
   if (!finish_binary(ctx, &b)) return;
-  dispatch_dtype(b.common, [&](auto tag) {
+  dispatch_compute(b.common, [&](auto tag) {
     using C = typename decltype(tag)::type;
     if constexpr (std::is_floating_point_v<C>) {
       elementwise<C, 2>(*b.out, b.operands, [](C x, C y) { return static_cast<C>(std::pow(x, y)); });
@@ -315,7 +315,7 @@ void mul_out(KernelContext& ctx, std::span<EValue*> args) {
   if (!check_num_args(ctx, args, 3)) return;
   BinaryArgs b;
   if (!prepare_binary(ctx, args, 2, &b) || !finish_binary(ctx, &b)) return;
-  dispatch_dtype(b.common, [&](auto tag) {
+  dispatch_compute(b.common, [&](auto tag) {
     using C = typename decltype(tag)::type;
     elementwise<C, 2>(*b.out, b.operands, [](C x, C y) { return mul_wrap(x, y); });
   });
@@ -329,7 +329,7 @@ void mul_scalar_out(KernelContext& ctx, std::span<EValue*> args) {
   if (!scalar_arg(ctx, args, 1, "other", &other)) return;
   Tensor* out = tensor_arg(ctx, args, 2, "out");
   if (out == nullptr) return;
-  if (!check_computed_dtype(ctx, *self, "self") || !check_computed_dtype(ctx, *out, "out")) return;
+  if (!check_arithmetic_dtype(ctx, *self, "self") || !check_arithmetic_dtype(ctx, *out, "out")) return;
   ResultType rt;
   rt.add_tensor(*self);
   rt.add_scalar(other);
@@ -338,7 +338,7 @@ void mul_scalar_out(KernelContext& ctx, std::span<EValue*> args) {
   if (!pointwise::check_promoted_out(ctx, *out, common, "self and other")) return;
   if (!resize_out(ctx, *out, self->sizes())) return;
   const Operand in = broadcast_operand(*self, out->sizes());
-  dispatch_dtype(common, [&](auto tag) {
+  dispatch_compute(common, [&](auto tag) {
     using C = typename decltype(tag)::type;
     const C s = other.to<C>();
     elementwise<C, 1>(*out, {in}, [s](C x) { return mul_wrap(x, s); });
@@ -353,7 +353,7 @@ void pow_tensor_scalar_out(KernelContext& ctx, std::span<EValue*> args) {
   if (!scalar_arg(ctx, args, 1, "exponent", &exponent)) return;
   Tensor* out = tensor_arg(ctx, args, 2, "out");
   if (out == nullptr) return;
-  if (!check_computed_dtype(ctx, *self, "self") || !check_computed_dtype(ctx, *out, "out")) return;
+  if (!check_arithmetic_dtype(ctx, *self, "self") || !check_arithmetic_dtype(ctx, *out, "out")) return;
   ResultType rt;
   rt.add_tensor(*self);
   rt.add_scalar(exponent);
@@ -374,7 +374,7 @@ void pow_tensor_scalar_out(KernelContext& ctx, std::span<EValue*> args) {
   if (!pointwise::check_promoted_out(ctx, *out, common, "self and exponent")) return;
   if (!resize_out(ctx, *out, self->sizes())) return;
   const Operand in = broadcast_operand(*self, out->sizes());
-  dispatch_dtype(common, [&](auto tag) {
+  dispatch_compute(common, [&](auto tag) {
     using C = typename decltype(tag)::type;
     if constexpr (std::is_floating_point_v<C>) {
       const C e = exponent.to<C>();

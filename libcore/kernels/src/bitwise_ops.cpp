@@ -104,8 +104,8 @@ void logical(KernelContext& ctx, std::span<EValue*> args) {
   if (other == nullptr) return;
   Tensor* out = tensor_arg(ctx, args, 2, "out");
   if (out == nullptr) return;
-  if (!check_computed_dtype(ctx, *self, "self") || !check_computed_dtype(ctx, *other, "other") ||
-      !check_computed_dtype(ctx, *out, "out")) {
+  if (!check_arithmetic_dtype(ctx, *self, "self") || !check_arithmetic_dtype(ctx, *other, "other") ||
+      !check_arithmetic_dtype(ctx, *out, "out")) {
     return;
   }
   Shape shape;
@@ -114,7 +114,7 @@ void logical(KernelContext& ctx, std::span<EValue*> args) {
   const std::array<Operand, 2> in = {broadcast_operand(*self, out->sizes()),
                                      broadcast_operand(*other, out->sizes())};
   // Reading each input as bool (load_as converts non-zero, NaN included, to true).
-  dispatch_dtype(out->dtype(), [&](auto tag) {
+  dispatch_compute(out->dtype(), [&](auto tag) {
     using O = typename decltype(tag)::type;
     pointwise::map_to<O, bool, 2>(*out, in, [](bool a, bool b) {
       if constexpr (kOp == Logic::And) return a && b;

@@ -71,7 +71,7 @@ void clamp_out(KernelContext& ctx, std::span<EValue*> args) {
     ctx.fail(ErrorCode::InvalidArgument, "min and max are both none; clamp needs at least one");
     return;
   }
-  if (!check_computed_dtype(ctx, *self, "self") || !check_computed_dtype(ctx, *out, "out")) return;
+  if (!check_arithmetic_dtype(ctx, *self, "self") || !check_arithmetic_dtype(ctx, *out, "out")) return;
   if (self->dtype() == ScalarType::Bool) {
     ctx.fail(ErrorCode::InvalidType, "self has dtype bool, which clamp does not support");
     return;
@@ -119,9 +119,9 @@ void clamp_tensor_out(KernelContext& ctx, std::span<EValue*> args) {
     ctx.fail(ErrorCode::InvalidArgument, "min and max are both none; clamp needs at least one");
     return;
   }
-  if (!check_computed_dtype(ctx, *self, "self") || !check_computed_dtype(ctx, *out, "out") ||
-      (lo != nullptr && !check_computed_dtype(ctx, *lo, "min")) ||
-      (hi != nullptr && !check_computed_dtype(ctx, *hi, "max"))) {
+  if (!check_arithmetic_dtype(ctx, *self, "self") || !check_arithmetic_dtype(ctx, *out, "out") ||
+      (lo != nullptr && !check_arithmetic_dtype(ctx, *lo, "min")) ||
+      (hi != nullptr && !check_arithmetic_dtype(ctx, *hi, "max"))) {
     return;
   }
   ResultType rt;

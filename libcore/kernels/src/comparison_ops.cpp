@@ -82,7 +82,8 @@ void compare_scalar(KernelContext& ctx, std::span<EValue*> args, Cmp cmp) {
   if (!scalar_arg(ctx, args, 1, "other", &other)) return;
   Tensor* out = tensor_arg(ctx, args, 2, "out");
   if (out == nullptr) return;
-  if (!check_computed_dtype(ctx, *self, "self") || !check_computed_dtype(ctx, *out, "out")) return;
+  // Half and BFloat16 compare in float32 (exact); out holds 0/1 in a computed dtype.
+  if (!check_arithmetic_dtype(ctx, *self, "self") || !check_computed_dtype(ctx, *out, "out")) return;
   ResultType rt;
   rt.add_tensor(*self);
   rt.add_scalar(other);
@@ -97,9 +98,10 @@ void compare_scalar(KernelContext& ctx, std::span<EValue*> args, Cmp cmp) {
     }
   });
   into_bool(*out, [&](Tensor& bool_out) {
-    dispatch_dtype(compute, [&](auto compute_tag) {
+    dispatch_compute(compute, [&](auto compute_tag) {
       using C = typename decltype(compute_tag)::type;
-      const C s = other.to<C>();
+      // A 16-bit result type compares with the scalar rounded to it, as PyTorch casts it.
+      const C s = round_to_dtype(other.to<C>(), compute);
       with_cmp(cmp, [&](auto k) {
         pointwise::map_to<bool, C, 1>(bool_out, {in},
                                       [s](C x) { return compare(decltype(k)::value, x, s); });
@@ -118,13 +120,14 @@ void compare_tensor(KernelContext& ctx, std::span<EValue*> args, Cmp cmp) {
   if (out == nullptr) return;
   ScalarType compute;
   if (!pointwise::promote_tensors(ctx, *self, *other, *out, &compute)) return;
+  if (!check_computed_dtype(ctx, *out, "out")) return;
   Shape shape;
   if (!broadcast_shapes(ctx, *self, "self", *other, "other", &shape)) return;
   if (!resize_out(ctx, *out, shape.span())) return;
   const std::array<Operand, 2> in = {broadcast_operand(*self, out->sizes()),
                                      broadcast_operand(*other, out->sizes())};
   into_bool(*out, [&](Tensor& bool_out) {
-    dispatch_dtype(compute, [&](auto compute_tag) {
+    dispatch_compute(compute, [&](auto compute_tag) {
       using C = typename decltype(compute_tag)::type;
       with_cmp(cmp, [&](auto k) {
         pointwise::map_to<bool, C, 2>(bool_out, in,

@@ -11,7 +11,6 @@
 #include "dim_util.h"
 #include "etkit/kernels/elementwise.h"
 #include "etkit/kernels/kernel_util.h"
-#include "etkit/runtime/half.h"
 #include "kernels.h"
 #include "pointwise_util.h"
 #include "scalar_fill.h"
@@ -57,66 +56,6 @@ bool check_dim_order_arg(KernelContext& ctx, bool present, std::span<const int64
   return true;
 }
 
-bool is_float16_dtype(ScalarType t) {
-  return t == ScalarType::Half || t == ScalarType::BFloat16;
-}
-
-// The dtypes a converting copy reads and writes: the computed ones, Half and BFloat16.
-bool check_convertible_dtype(KernelContext& ctx, const Tensor& t, const char* name) {
-  if (is_computed_dtype(t.dtype()) || is_float16_dtype(t.dtype())) return true;
-  ctx.fail(ErrorCode::InvalidType,
-           "%s has dtype %s, expected one of bool, uint8, int8, int16, int32, int64, float16, "
-           "bfloat16, float32, float64",
-           name, scalar_type_name(t.dtype()));
-  return false;
-}
-
-// out[i] = store(i, load(k)) for every element i of out, k its element of `in`.
-template <typename Load, typename Store>
-void convert_each(const Operand& in, const Tensor& out, Load load, Store store) {
-  pointwise::for_each_run<1>(out, {in}, [&](int64_t pos, const std::array<int64_t, 1>& base,
-                                            const std::array<int64_t, 1>& step, int64_t count) {
-    for (int64_t j = 0; j < count; ++j) store(pos + j, load(base[0] + j * step[0]));
-  });
-}
-
-// Converts `in` into `out` when one of them is Half or BFloat16 (and their dtypes differ). As
-// c10::Half and c10::BFloat16 convert, the value goes through float32: an int64 or float64 is
-// rounded to float32 first, then to 16 bits (nearest, ties to even); a 16-bit value read as an
-// integer saturates like every etkit float-to-integer conversion (NaN to 0), and as bool is
-// whether it is nonzero.
-void convert_float16(const Operand& in, Tensor& out) {
-  const auto* src16 = static_cast<const uint16_t*>(in.data);
-  auto with_load = [&](auto&& run) {
-    if (in.dtype == ScalarType::Half) {
-      run([src16](int64_t k) { return half_bits_to_float(src16[k]); });
-    } else if (in.dtype == ScalarType::BFloat16) {
-      run([src16](int64_t k) { return bfloat16_bits_to_float(src16[k]); });
-    } else {
-      run([&in](int64_t k) { return load_as<float>(in.data, in.dtype, k); });
-    }
-  };
-  if (is_float16_dtype(out.dtype())) {
-    uint16_t* o = out.data_as<uint16_t>();
-    const bool half = out.dtype() == ScalarType::Half;
-    with_load([&](auto load) {
-      if (half) {
-        convert_each(in, out, load, [o](int64_t i, float v) { o[i] = float_to_half_bits(v); });
-      } else {
-        convert_each(in, out, load, [o](int64_t i, float v) { o[i] = float_to_bfloat16_bits(v); });
-      }
-    });
-    return;
-  }
-  dispatch_dtype(out.dtype(), [&](auto tag) {
-    using C = typename decltype(tag)::type;
-    C* o = out.data_as<C>();
-    with_load([&](auto load) {
-      convert_each(in, out, load, [o](int64_t i, float v) { o[i] = convert<C>(v); });
-    });
-  });
-}
-
 // Resizes out to `sizes` and writes `src` broadcast to them into it: as bytes when the dtypes
 // match (any element size), else converting each value (convertible dtypes, checked by the
 // caller).
@@ -128,11 +67,11 @@ void resize_and_copy(KernelContext& ctx, const Tensor& src, std::span<const int3
     copy_elements(out, in);
     return;
   }
-  if (is_float16_dtype(src.dtype()) || is_float16_dtype(out.dtype())) {
-    convert_float16(in, out);
-    return;
-  }
-  dispatch_dtype(out.dtype(), [&](auto tag) {
+  // A Half or BFloat16 on either side goes through float32, as c10::Half and c10::BFloat16
+  // convert: an int64 or float64 is rounded to float32 first, then to 16 bits (nearest, ties to
+  // even); a 16-bit value read as an integer saturates like every etkit float-to-integer
+  // conversion (NaN to 0), and as bool is whether it is nonzero.
+  dispatch_compute(out.dtype(), [&](auto tag) {
     using C = typename decltype(tag)::type;
     elementwise<C, 1>(out, {in}, [](C x) { return x; });
   });
@@ -157,8 +96,8 @@ void dim_order_copy(KernelContext& ctx, std::span<EValue*> args, bool convert_dt
              scalar_type_name(self->dtype()));
     return;
   }
-  if (!same && (!check_convertible_dtype(ctx, *self, "self") ||
-                !check_convertible_dtype(ctx, *out, "out"))) {
+  if (!same && (!check_arithmetic_dtype(ctx, *self, "self") ||
+                !check_arithmetic_dtype(ctx, *out, "out"))) {
     return;
   }
   if (!check_dim_order_arg(ctx, present, dim_order, *self, *out)) return;
@@ -275,8 +214,8 @@ void copy_out(KernelContext& ctx, std::span<EValue*> args) {
   if (same) {
     if (!check_movable(ctx, *self, *out)) return;
   } else if (!check_dtype_is(ctx, *out, "out", self->dtype()) ||
-             !check_convertible_dtype(ctx, *self, "self") ||
-             !check_convertible_dtype(ctx, *src, "src")) {
+             !check_arithmetic_dtype(ctx, *self, "self") ||
+             !check_arithmetic_dtype(ctx, *src, "src")) {
     return;
   }
   bool fits = src->dim() <= self->dim();
@@ -321,8 +260,8 @@ void to_copy_out(KernelContext& ctx, std::span<EValue*> args) {
   if (out == nullptr) return;
   if (self->dtype() == out->dtype()) {
     if (!check_movable(ctx, *self, *out)) return;
-  } else if (!check_convertible_dtype(ctx, *self, "self") ||
-             !check_convertible_dtype(ctx, *out, "out")) {
+  } else if (!check_arithmetic_dtype(ctx, *self, "self") ||
+             !check_arithmetic_dtype(ctx, *out, "out")) {
     return;
   }
   resize_and_copy(ctx, *self, self->sizes(), *out);

@@ -204,7 +204,7 @@ bool optional_int_arg(KernelContext& ctx, std::span<EValue*> args, size_t i, con
 bool check_scalar_fits(KernelContext& ctx, const Scalar& value, ScalarType dtype,
                        const char* name) {
   bool fits = true;
-  dispatch_dtype(dtype, [&](auto tag) { fits = scalar_fits<typename decltype(tag)::type>(value); });
+  dispatch_compute(dtype, [&](auto tag) { fits = scalar_fits<typename decltype(tag)::type>(value); });
   if (!fits) {
     ctx.fail(ErrorCode::InvalidArgument, "%s %s does not fit dtype %s", name,
              ScalarText(value).text, scalar_type_name(dtype));
@@ -218,6 +218,17 @@ bool check_computed_dtype(KernelContext& ctx, const Tensor& t, const char* name)
     ctx.fail(ErrorCode::InvalidType,
              "%s has dtype %s, expected one of bool, uint8, int8, int16, int32, int64, float32, "
              "float64",
+             name, scalar_type_name(t.dtype()));
+    return false;
+  }
+  return true;
+}
+
+bool check_arithmetic_dtype(KernelContext& ctx, const Tensor& t, const char* name) {
+  if (!is_arithmetic_dtype(t.dtype())) {
+    ctx.fail(ErrorCode::InvalidType,
+             "%s has dtype %s, expected one of bool, uint8, int8, int16, int32, int64, float16, "
+             "bfloat16, float32, float64",
              name, scalar_type_name(t.dtype()));
     return false;
   }

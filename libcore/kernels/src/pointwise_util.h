@@ -65,40 +65,6 @@ bool broadcast_all(KernelContext& ctx, const std::array<const Tensor*, N>& t,
   return true;
 }
 
-/// Walks `out` in its memory order and calls `run(out_pos, base, step, count)` for each run of
-/// the innermost dimension: elements out_pos..out_pos+count-1 of out's memory read input k at
-/// `base[k] + j * step[k]` (element offsets).
-template <size_t N, typename Run>
-void for_each_run(const Tensor& out, const std::array<Operand, N>& in, Run&& run) {
-  const int64_t numel = out.numel();
-  if (numel == 0) return;
-  const int rank = out.dim();
-  std::array<int64_t, N> base{};
-  std::array<int64_t, N> step{};
-  if (rank == 0) {
-    run(int64_t{0}, base, step, int64_t{1});
-    return;
-  }
-  int order[kMaxRank];
-  for (int k = 0; k < rank; ++k) order[k] = out.dim_order()[static_cast<size_t>(k)];
-  const int inner = order[rank - 1];
-  const int64_t inner_size = out.size(inner);
-  for (size_t k = 0; k < N; ++k) step[k] = in[k].strides[inner];
-  int64_t index[kMaxRank] = {};
-  for (int64_t out_pos = 0; out_pos < numel; out_pos += inner_size) {
-    run(out_pos, base, step, inner_size);
-    for (int k = rank - 2; k >= 0; --k) {
-      const int d = order[k];
-      if (++index[d] < out.size(d)) {
-        for (size_t q = 0; q < N; ++q) base[q] += in[q].strides[d];
-        break;
-      }
-      for (size_t q = 0; q < N; ++q) base[q] -= in[q].strides[d] * (index[d] - 1);
-      index[d] = 0;
-    }
-  }
-}
-
 namespace detail {
 
 template <typename C>
@@ -110,10 +76,18 @@ inline C load(const Operand& op, bool typed, int64_t index) {
 
 /// out[i] = convert<Out>(op(in[0][i], ..., in[N-1][i])), each input read and converted to
 /// `Compute` (the dtype PyTorch computes the operator in), for N in 1..3. Reading a bool as an
-/// integer or float gives 0/1. Out must be `Out`'s dtype; inputs may have any computed dtype.
+/// integer or float gives 0/1. Out must be `Out`'s dtype, or Half or BFloat16 with `Out` float;
+/// inputs may have any arithmetic dtype.
 template <typename Out, typename Compute, size_t N, typename Op>
 void map_to(Tensor& out, const std::array<Operand, N>& in, Op op) {
   static_assert(N >= 1 && N <= 3, "map_to supports one to three inputs");
+  if constexpr (std::is_same_v<Out, float>) {
+    // A Half or BFloat16 out (dispatch_compute gave float): round each result on store.
+    if (is_float16_type(out.dtype())) {
+      elementwise_float16<Compute, N>(out, in, op);
+      return;
+    }
+  }
   if constexpr (std::is_same_v<Out, Compute> && N <= 2) {
     bool same = true;
     for (const Operand& o : in) same = same && o.dtype == out.dtype();
@@ -142,20 +116,21 @@ void map_to(Tensor& out, const std::array<Operand, N>& in, Op op) {
   });
 }
 
-/// Calls `f(TypeTag<Out>{}, TypeTag<Compute>{})` for a pair of computed dtypes; false if either
-/// is not one.
+/// Calls `f(TypeTag<Out>{}, TypeTag<Compute>{})` for a pair of arithmetic dtypes (Half and
+/// BFloat16 as float, dispatch_compute); false if either is not one.
 template <typename F>
 bool dispatch_pair(ScalarType out, ScalarType compute, F&& f) {
   bool ok = false;
-  dispatch_dtype(out, [&](auto out_tag) {
-    ok = dispatch_dtype(compute, [&](auto compute_tag) { f(out_tag, compute_tag); });
+  dispatch_compute(out, [&](auto out_tag) {
+    ok = dispatch_compute(compute, [&](auto compute_tag) { f(out_tag, compute_tag); });
   });
   return ok;
 }
 
-/// Fails (InvalidType) unless `out` has a floating dtype etkit computes with.
+/// Fails (InvalidType) unless `out` has a floating dtype etkit computes with (Half and BFloat16
+/// through float32).
 inline bool check_floating_out(KernelContext& ctx, const Tensor& out) {
-  if (out.dtype() != ScalarType::Float && out.dtype() != ScalarType::Double) {
+  if (!is_floating_type(out.dtype())) {
     ctx.fail(ErrorCode::InvalidType, "out has dtype %s, expected a floating type",
              scalar_type_name(out.dtype()));
     return false;
@@ -177,8 +152,8 @@ inline bool result_dtype(KernelContext& ctx, const ResultType& rt, const char* i
 /// the kernels compute with, and self and other must promote; `*common` is their result dtype.
 inline bool promote_tensors(KernelContext& ctx, const Tensor& self, const Tensor& other,
                             const Tensor& out, ScalarType* common) {
-  if (!check_computed_dtype(ctx, self, "self") || !check_computed_dtype(ctx, other, "other") ||
-      !check_computed_dtype(ctx, out, "out")) {
+  if (!check_arithmetic_dtype(ctx, self, "self") || !check_arithmetic_dtype(ctx, other, "other") ||
+      !check_arithmetic_dtype(ctx, out, "out")) {
     return false;
   }
   // Tensors of one dtype promote to it whatever their ranks (the common case, and per call).

@@ -70,7 +70,7 @@ void quantize_per_tensor_out(KernelContext& ctx, std::span<EValue*> args) {
   Tensor* out = tensor_arg(ctx, args, 6, "out");
   if (out == nullptr) return;
   const ScalarType in_type = p.input->dtype();
-  if (!nn::check_float_dtype(ctx, *p.input, "input")) return;
+  if (!quant::check_quantize_input(ctx, *p.input, "input")) return;
   if (!check_dtype_is(ctx, *out, "out", p.dtype)) return;
   if (!resize_out(ctx, *out, p.input->sizes())) return;
   const Operand in = broadcast_operand(*p.input, out->sizes());
@@ -196,7 +196,7 @@ void quantize_per_channel_out(KernelContext& ctx, std::span<EValue*> args) {
   Tensor* out = tensor_arg(ctx, args, 7, "out");
   if (out == nullptr) return;
   const ScalarType in_type = p.input->dtype();
-  if (!nn::check_float_dtype(ctx, *p.input, "input")) return;
+  if (!quant::check_quantize_input(ctx, *p.input, "input")) return;
   if (!check_dtype_is(ctx, *out, "out", p.dtype) || !resize_out(ctx, *out, p.input->sizes())) {
     return;
   }
@@ -232,17 +232,13 @@ void dequantize_per_channel_out(KernelContext& ctx, std::span<EValue*> args) {
       !resize_out(ctx, *out, p.input->sizes())) {
     return;
   }
-  dispatch_dtype(out->dtype(), [&](auto tag) {
-    using O = typename decltype(tag)::type;
-    if constexpr (std::is_floating_point_v<O>) {
-      O* o = out->data_as<O>();
-      for_each_channel_element(*p.input, *out, p.axis, [&](int64_t im, int64_t om, int64_t c) {
-        const float scale = quant::narrow_to_float(channel_scale(p, c));
-        const int64_t zp = static_cast<int32_t>(channel_zero_point(p, c));
-        const int64_t q = load_as<int64_t>(p.input->data(), p.dtype, im);
-        o[om] = static_cast<O>(static_cast<float>(q - zp) * scale);
-      });
-    }
+  quant::with_float_store(*out, [&](auto store) {
+    for_each_channel_element(*p.input, *out, p.axis, [&](int64_t im, int64_t om, int64_t c) {
+      const float scale = quant::narrow_to_float(channel_scale(p, c));
+      const int64_t zp = static_cast<int32_t>(channel_zero_point(p, c));
+      const int64_t q = load_as<int64_t>(p.input->data(), p.dtype, im);
+      store(om, static_cast<float>(q - zp) * scale);
+    });
   });
 }
 
@@ -325,7 +321,7 @@ void quantize_per_token_out(KernelContext& ctx, std::span<EValue*> args) {
   Tensor* out = tensor_arg(ctx, args, 6, "out");
   if (out == nullptr) return;
   const ScalarType in_type = p.input->dtype();
-  if (!nn::check_float_dtype(ctx, *p.input, "input")) return;
+  if (!quant::check_quantize_input(ctx, *p.input, "input")) return;
   if (!check_dtype_is(ctx, *out, "out", p.dtype) || !resize_out(ctx, *out, p.input->sizes()) ||
       out->numel() == 0) {
     return;
@@ -334,14 +330,16 @@ void quantize_per_token_out(KernelContext& ctx, std::span<EValue*> args) {
     using O = typename decltype(out_tag)::type;
     using I = typename decltype(in_tag)::type;
     if constexpr (std::is_floating_point_v<I> && kIsWrapInt<O>) {
-      const I* x = p.input->data_as<I>();
+      // Read through load_as: a Half or BFloat16 input is widened (I is float for them).
+      const void* x = p.input->data();
       O* o = out->data_as<O>();
       for (int64_t t = 0; t < p.tokens; ++t) {
         const float inv_scale = 1.0f / quant::narrow_to_float(token_scale(p, t));
         const float zero_point = static_cast<float>(token_zero_point(p, t));
         for_each_token_element(p, *out, t, [&](int64_t im, int64_t om) {
           o[om] = static_cast<O>(
-              quantize_value(x[im], inv_scale, zero_point, p.quant_min, p.quant_max));
+              quantize_value(load_as<I>(x, in_type, im), inv_scale, zero_point, p.quant_min,
+                             p.quant_max));
         });
       }
     }
@@ -364,20 +362,19 @@ void dequantize_per_token_out(KernelContext& ctx, std::span<EValue*> args) {
       !resize_out(ctx, *out, p.input->sizes()) || out->numel() == 0) {
     return;
   }
-  pointwise::dispatch_pair(out->dtype(), p.dtype, [&](auto out_tag, auto in_tag) {
-    using O = typename decltype(out_tag)::type;
+  dispatch_dtype(p.dtype, [&](auto in_tag) {
     using I = typename decltype(in_tag)::type;
-    if constexpr (std::is_floating_point_v<O> && kIsWrapInt<I>) {
+    if constexpr (kIsWrapInt<I>) {
       const I* q = p.input->data_as<I>();
-      O* o = out->data_as<O>();
-      for (int64_t t = 0; t < p.tokens; ++t) {
-        const float scale = quant::narrow_to_float(token_scale(p, t));
-        const int64_t zero_point = token_zero_point(p, t);
-        for_each_token_element(p, *out, t, [&](int64_t im, int64_t om) {
-          o[om] = static_cast<O>(static_cast<float>(static_cast<int64_t>(q[im]) - zero_point) *
-                                 scale);
-        });
-      }
+      quant::with_float_store(*out, [&](auto store) {
+        for (int64_t t = 0; t < p.tokens; ++t) {
+          const float scale = quant::narrow_to_float(token_scale(p, t));
+          const int64_t zero_point = token_zero_point(p, t);
+          for_each_token_element(p, *out, t, [&](int64_t im, int64_t om) {
+            store(om, static_cast<float>(static_cast<int64_t>(q[im]) - zero_point) * scale);
+          });
+        }
+      });
     }
   });
 }

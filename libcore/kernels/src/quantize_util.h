@@ -76,6 +76,46 @@ inline bool check_quant_range(KernelContext& ctx, ScalarType dtype, int64_t quan
   return true;
 }
 
+/// Fails (InvalidType) unless `t`, the float input of a quantize op, is float16, bfloat16,
+/// float32 or float64 (ExecuTorch takes each; the 16-bit ones are read as float32, exactly).
+inline bool check_quantize_input(KernelContext& ctx, const Tensor& t, const char* name) {
+  if (!is_floating_type(t.dtype())) {
+    ctx.fail(ErrorCode::InvalidType,
+             "%s has dtype %s, expected float16, bfloat16, float32 or float64", name,
+             scalar_type_name(t.dtype()));
+    return false;
+  }
+  return true;
+}
+
+/// Calls `f(store)`, where `store(i, v)` writes float `v` into element `i` of `out`'s memory:
+/// `out` has a floating dtype (checked by the caller); Half and BFloat16 round to nearest even.
+template <typename F>
+void with_float_store(Tensor& out, F&& f) {
+  switch (out.dtype()) {
+    case ScalarType::Double: {
+      double* o = out.data_as<double>();
+      f([o](int64_t i, float v) { o[i] = static_cast<double>(v); });
+      return;
+    }
+    case ScalarType::Half: {
+      uint16_t* o = out.data_as<uint16_t>();
+      f([o](int64_t i, float v) { o[i] = float_to_half_bits(v); });
+      return;
+    }
+    case ScalarType::BFloat16: {
+      uint16_t* o = out.data_as<uint16_t>();
+      f([o](int64_t i, float v) { o[i] = float_to_bfloat16_bits(v); });
+      return;
+    }
+    default: {
+      float* o = out.data_as<float>();
+      f([o](int64_t i, float v) { o[i] = v; });
+      return;
+    }
+  }
+}
+
 /// `v` as a float, infinite where it is beyond float's range (a plain conversion of such a
 /// double is undefined behaviour); NaN stays NaN.
 inline float narrow_to_float(double v) {

@@ -38,7 +38,7 @@ void same_dtype_unary(KernelContext& ctx, std::span<EValue*> args, const char* o
   if (!check_dtype_is(ctx, *out, "out", t)) return;
   if (!resize_out(ctx, *out, self->sizes())) return;
   const Operand in = broadcast_operand(*self, out->sizes());
-  dispatch_dtype(t, [&](auto tag) {
+  dispatch_compute(t, [&](auto tag) {
     using C = typename decltype(tag)::type;
     elementwise<C, 1>(*out, {in}, [op](C x) { return op(x); });
   });

@@ -29,18 +29,32 @@ struct ScalarTensor {
 /// that dtype (PyTorch refuses `int8_tensor + 300`).
 inline bool make_scalar_tensor(KernelContext& ctx, const Tensor& self, const Scalar& s,
                                const char* name, ScalarTensor* st) {
-  if (!check_computed_dtype(ctx, self, "self")) return false;
+  if (!check_arithmetic_dtype(ctx, self, "self")) return false;
   ResultType rt;
   rt.add_tensor(self);
   rt.add_scalar(s);
   ScalarType common;
   if (!pointwise::result_dtype(ctx, rt, "self and other", &common)) return false;
-  if (!check_scalar_fits(ctx, s, common, name)) return false;
-  dispatch_dtype(common, [&](auto tag) {
-    using C = typename decltype(tag)::type;
-    const C v = s.to<C>();
-    std::memcpy(st->bytes, &v, sizeof(C));
-  });
+  // With a Half or BFloat16 result PyTorch keeps the scalar in float32 (its opmath type) instead
+  // of rounding it to 16 bits first. Beside a tensor of rank > 0 a rank-0 float32 tensor promotes
+  // to the 16-bit dtype again; beside a rank-0 one it would not, so there the scalar is rounded.
+  const bool keep_float = is_float16_type(common) && self.dim() > 0;
+  if (keep_float) common = ScalarType::Float;
+  if (!check_scalar_fits(ctx, s, is_float16_type(common) ? ScalarType::Float : common, name)) {
+    return false;
+  }
+  if (is_float16_type(common)) {
+    const float f = s.to<float>();
+    const uint16_t bits =
+        common == ScalarType::Half ? float_to_half_bits(f) : float_to_bfloat16_bits(f);
+    std::memcpy(st->bytes, &bits, sizeof(bits));
+  } else {
+    dispatch_dtype(common, [&](auto tag) {
+      using C = typename decltype(tag)::type;
+      const C v = s.to<C>();
+      std::memcpy(st->bytes, &v, sizeof(C));
+    });
+  }
   st->tensor = Tensor(common, {}, {}, {}, st->bytes);
   st->value = EValue::from_tensor(&st->tensor);
   return true;

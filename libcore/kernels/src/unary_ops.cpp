@@ -69,7 +69,7 @@ void neg_out(KernelContext& ctx, std::span<EValue*> args) {
   if (!check_dtype_is(ctx, *out, "out", self->dtype())) return;
   if (!resize_out(ctx, *out, self->sizes())) return;
   const Operand in = broadcast_operand(*self, out->sizes());
-  dispatch_dtype(out->dtype(), [&](auto tag) {
+  dispatch_compute(out->dtype(), [&](auto tag) {
     using C = typename decltype(tag)::type;
     if constexpr (!std::is_same_v<C, bool>) {
       elementwise<C, 1>(*out, {in}, [](C x) { return sub_wrap(C(0), x); });
@@ -90,7 +90,7 @@ void tanh_out(KernelContext& ctx, std::span<EValue*> args) {
   }
   if (!resize_out(ctx, *out, self->sizes())) return;
   const Operand in = broadcast_operand(*self, out->sizes());
-  dispatch_dtype(out->dtype(), [&](auto tag) {
+  dispatch_compute(out->dtype(), [&](auto tag) {
     using C = typename decltype(tag)::type;
     if constexpr (std::is_floating_point_v<C>) {
       elementwise<C, 1>(*out, {in}, [](C x) { return std::tanh(x); });

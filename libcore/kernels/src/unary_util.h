@@ -12,14 +12,15 @@
 
 namespace etkit::kernels {
 
-// Unpacks (self, *, out) and checks both have computed dtypes.
+// Unpacks (self, *, out) and checks both have arithmetic dtypes (Half and BFloat16 compute in
+// float32 and round on store: elementwise.h).
 inline bool unary_args(KernelContext& ctx, std::span<EValue*> args, Tensor** self, Tensor** out) {
   if (!check_num_args(ctx, args, 2)) return false;
   *self = tensor_arg(ctx, args, 0, "self");
   if (*self == nullptr) return false;
   *out = tensor_arg(ctx, args, 1, "out");
   if (*out == nullptr) return false;
-  return check_computed_dtype(ctx, **self, "self") && check_computed_dtype(ctx, **out, "out");
+  return check_arithmetic_dtype(ctx, **self, "self") && check_arithmetic_dtype(ctx, **out, "out");
 }
 
 // out = op(self) for a floating out of any floating dtype; self may be of any computed dtype and
@@ -35,7 +36,7 @@ void floating_unary(KernelContext& ctx, std::span<EValue*> args, Op op,
   if (!pointwise::check_floating_out(ctx, *out)) return;
   if (!resize_out(ctx, *out, self->sizes())) return;
   const Operand in = broadcast_operand(*self, out->sizes());
-  dispatch_dtype(out->dtype(), [&](auto tag) {
+  dispatch_compute(out->dtype(), [&](auto tag) {
     using C = typename decltype(tag)::type;
     if constexpr (std::is_same_v<C, float>) {
       elementwise<C, 1>(*out, {in}, op, float_linear);

@@ -40,7 +40,7 @@ void where_self_out(KernelContext& ctx, std::span<EValue*> args) {
   const std::array<Operand, 3> in = {broadcast_operand(*cond, out->sizes()),
                                      broadcast_operand(*self, out->sizes()),
                                      broadcast_operand(*other, out->sizes())};
-  dispatch_dtype(common, [&](auto tag) {
+  dispatch_compute(common, [&](auto tag) {
     using C = typename decltype(tag)::type;
     pointwise::map_to<C, C, 3>(*out, in, [](C c, C a, C b) { return c != C(0) ? a : b; });
   });
@@ -56,7 +56,7 @@ void masked_fill_scalar_out(KernelContext& ctx, std::span<EValue*> args) {
   if (!scalar_arg(ctx, args, 2, "value", &value)) return;
   Tensor* out = tensor_arg(ctx, args, 3, "out");
   if (out == nullptr) return;
-  if (!check_computed_dtype(ctx, *self, "self")) return;
+  if (!check_arithmetic_dtype(ctx, *self, "self")) return;
   if (!check_dtype_is(ctx, *mask, "mask", ScalarType::Bool)) return;
   if (!check_dtype_is(ctx, *out, "out", self->dtype())) return;
   Shape shape;
@@ -72,7 +72,7 @@ void masked_fill_scalar_out(KernelContext& ctx, std::span<EValue*> args) {
   const std::array<Operand, 2> in = {broadcast_operand(*self, out->sizes()),
                                      broadcast_operand(*mask, out->sizes())};
   if (!check_scalar_fits(ctx, value, out->dtype(), "value")) return;
-  dispatch_dtype(out->dtype(), [&](auto tag) {
+  dispatch_compute(out->dtype(), [&](auto tag) {
     using C = typename decltype(tag)::type;
     const C v = value.to<C>();
     pointwise::map_to<C, C, 2>(*out, in, [v](C x, C m) { return m != C(0) ? v : x; });

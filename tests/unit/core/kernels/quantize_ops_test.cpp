@@ -78,7 +78,7 @@ TEST_CASE("kernel quantize: per tensor") {
     auto out = zeros(C8, {2});
     auto ix = make(I, {2}, {1, 2});
     check_error(Args().t(ix).d(1.0).i(0).i(-128).i(127).i(wire(C8)).t(out).run(kQuantize),
-                ErrorCode::InvalidType, "input has dtype int32, expected float32 or float64");
+                ErrorCode::InvalidType, "input has dtype int32, expected float16, bfloat16, float32 or float64");
     check_error(Args().t(x).d(1.0).i(0).i(0).i(255).i(wire(U8)).t(out).run(kQuantize),
                 ErrorCode::InvalidType, "out has dtype int8, expected uint8");
     auto lout = zeros(L, {2});
@@ -303,7 +303,7 @@ TEST_CASE("kernel quantize: per token") {
                 ErrorCode::InvalidType, "scales is a double, expected a tensor");
     auto ix = make(I, {2, 3}, {1, 2, 3, 4, 5, 6});
     check_error(run(ix, scales, zps, -128, 127, C8, out), ErrorCode::InvalidType,
-                "input has dtype int32, expected float32 or float64");
+                "input has dtype int32, expected float16, bfloat16, float32 or float64");
     check_error(run(x, scales, zps, 0, 255, U8, out), ErrorCode::InvalidType,
                 "out has dtype int8, expected uint8");
     auto lout = zeros(L, {2, 3});

@@ -99,9 +99,9 @@ TEST_CASE("kernel where: errors") {
               ErrorCode::InvalidArgument, "out has sizes [1, 2], expected [2]");
   check_error(Args().t(c).t(a).t(out).run("aten::where.self_out"), ErrorCode::InvalidArgument,
               "expected 5 arguments");
-  auto h = zeros(ScalarType::Half, {2});
+  auto h = zeros(ScalarType::UInt16, {2});
   check_error(Args().t(c).t(h).t(a).t(out).run("aten::where.self_out"), ErrorCode::InvalidType,
-              "self has dtype float16");
+              "self has dtype uint16");
 }
 
 TEST_CASE("kernel masked_fill: Scalar_out") {

@@ -1,12 +1,15 @@
 #pragma once
 
 // Dtype dispatch of the portable kernels: the dtypes they compute with, their C++ types, a
-// dispatcher that calls a generic lambda with the right type, and typed loads.
+// dispatcher that calls a generic lambda with the right type, and typed loads. Half and BFloat16
+// have no C++ type here: the kernels that take them compute in float32 (`dispatch_compute`,
+// float16.h) and read them with `load_as`.
 
 #include <cstdint>
 #include <type_traits>
 
 #include "etkit/kernels/scalar.h"
+#include "etkit/runtime/half.h"
 #include "etkit/runtime/scalar_type.h"
 
 namespace etkit::kernels {
@@ -52,7 +55,24 @@ inline bool dispatch_dtype(ScalarType t, F&& f) {
   }
 }
 
-/// Reads element `index` of memory of dtype `t` (a computed dtype) as `C`.
+/// Like `dispatch_dtype`, with Half and BFloat16 computed in float32: the type a kernel computes
+/// a tensor of dtype `t` in. A kernel that takes it must store through elementwise/map_to (which
+/// round into a 16-bit out) or narrow_float16 itself.
+template <typename F>
+inline bool dispatch_compute(ScalarType t, F&& f) {
+  if (is_float16_type(t)) {
+    f(TypeTag<float>{});
+    return true;
+  }
+  return dispatch_dtype(t, static_cast<F&&>(f));
+}
+
+/// True for the dtypes `dispatch_compute` takes: the computed ones, Half and BFloat16.
+inline bool is_arithmetic_dtype(ScalarType t) {
+  return is_float16_type(t) || is_computed_dtype(t);
+}
+
+/// Reads element `index` of memory of dtype `t` (an arithmetic dtype) as `C`.
 template <typename C>
 inline C load_as(const void* base, ScalarType t, int64_t index) {
   switch (t) {
@@ -64,6 +84,10 @@ inline C load_as(const void* base, ScalarType t, int64_t index) {
     case ScalarType::Long: return convert<C>(static_cast<const int64_t*>(base)[index]);
     case ScalarType::Float: return convert<C>(static_cast<const float*>(base)[index]);
     case ScalarType::Double: return convert<C>(static_cast<const double*>(base)[index]);
+    case ScalarType::Half:
+      return convert<C>(half_bits_to_float(static_cast<const uint16_t*>(base)[index]));
+    case ScalarType::BFloat16:
+      return convert<C>(bfloat16_bits_to_float(static_cast<const uint16_t*>(base)[index]));
     default: return C(0);
   }
 }

@@ -7,12 +7,17 @@
 // the output pointer only moves forward, and reads each input through its strides: no input or
 // output is assumed contiguous. When every input has the output's dtype and either the output's
 // layout or a single element, a flat loop over memory runs instead (the fast path GCC vectorizes).
+// A Half or BFloat16 out computes in float32 (C is float) and rounds each result on store,
+// converting blocks of elements through stack buffers (float16.h).
 
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
+#include <type_traits>
 
 #include "etkit/runtime/tensor.h"
+#include "etkit/kernels/float16.h"
 #include "etkit/kernels/kernel_util.h"
 
 namespace etkit::kernels {
@@ -67,19 +72,134 @@ inline Walk classify(const Operand& op, const Tensor& out) {
 
 }  // namespace detail
 
+/// Walks `out` in its memory order and calls `run(out_pos, base, step, count)` for each run of
+/// the innermost dimension: elements out_pos..out_pos+count-1 of out's memory read input k at
+/// `base[k] + j * step[k]` (element offsets).
+template <size_t N, typename Run>
+void for_each_run(const Tensor& out, const std::array<Operand, N>& in, Run&& run) {
+  const int64_t numel = out.numel();
+  if (numel == 0) return;
+  const int rank = out.dim();
+  std::array<int64_t, N> base{};
+  std::array<int64_t, N> step{};
+  if (rank == 0) {
+    run(int64_t{0}, base, step, int64_t{1});
+    return;
+  }
+  int order[kMaxRank];
+  for (int k = 0; k < rank; ++k) order[k] = out.dim_order()[static_cast<size_t>(k)];
+  const int inner = order[rank - 1];
+  const int64_t inner_size = out.size(inner);
+  for (size_t k = 0; k < N; ++k) step[k] = in[k].strides[inner];
+  int64_t index[kMaxRank] = {};
+  for (int64_t out_pos = 0; out_pos < numel; out_pos += inner_size) {
+    run(out_pos, base, step, inner_size);
+    for (int k = rank - 2; k >= 0; --k) {
+      const int d = order[k];
+      if (++index[d] < out.size(d)) {
+        for (size_t q = 0; q < N; ++q) base[q] += in[q].strides[d];
+        break;
+      }
+      for (size_t q = 0; q < N; ++q) base[q] -= in[q].strides[d] * (index[d] - 1);
+      index[d] = 0;
+    }
+  }
+}
+
+namespace detail {
+
+// Elements per block of the 16-bit path: three float buffers of this many on the stack.
+inline constexpr int64_t kFloat16Block = 512;
+
+// buf[j] = element base + j * step of `op` read as C, for j in [0, n).
+template <typename C>
+void gather_as(const Operand& op, int64_t base, int64_t step, int64_t n, C* buf) {
+  if constexpr (std::is_same_v<C, float>) {
+    if (step == 1 && is_float16_type(op.dtype)) {
+      widen_float16(static_cast<const uint16_t*>(op.data) + base, op.dtype, buf, n);
+      return;
+    }
+    if (step == 1 && op.dtype == ScalarType::Float) {
+      std::memcpy(buf, static_cast<const float*>(op.data) + base,
+                  static_cast<size_t>(n) * sizeof(float));
+      return;
+    }
+  }
+  if (step == 0) {
+    const C v = load_as<C>(op.data, op.dtype, base);
+    for (int64_t j = 0; j < n; ++j) buf[j] = v;
+    return;
+  }
+  for (int64_t j = 0; j < n; ++j) buf[j] = load_as<C>(op.data, op.dtype, base + j * step);
+}
+
+}  // namespace detail
+
+/// out[i] = op(in[0][i], ..., in[N-1][i]) for a Half or BFloat16 `out`, N in 1..3: each input
+/// read as `C` (float, or double where the operator computes in it), each result rounded to
+/// out's dtype as it is stored. When every input walks like out or is one element, the whole
+/// tensor is one run of blocks.
+template <typename C, size_t N, typename Op>
+void elementwise_float16(Tensor& out, const std::array<Operand, N>& in, Op op) {
+  static_assert(N >= 1 && N <= 3, "elementwise_float16 supports one to three inputs");
+  auto* o = static_cast<uint16_t*>(out.data());
+  const ScalarType dtype = out.dtype();
+  auto run = [&](int64_t pos, const std::array<int64_t, N>& base,
+                 const std::array<int64_t, N>& step, int64_t count) {
+    C buf[N][detail::kFloat16Block];
+    float result[detail::kFloat16Block];
+    for (int64_t done = 0; done < count; done += detail::kFloat16Block) {
+      const int64_t n = count - done < detail::kFloat16Block ? count - done : detail::kFloat16Block;
+      for (size_t k = 0; k < N; ++k) {
+        detail::gather_as<C>(in[k], base[k] + done * step[k], step[k], n, buf[k]);
+      }
+      for (int64_t j = 0; j < n; ++j) {
+        if constexpr (N == 1) {
+          result[j] = convert<float>(op(buf[0][j]));
+        } else if constexpr (N == 2) {
+          result[j] = convert<float>(op(buf[0][j], buf[1][j]));
+        } else {
+          result[j] = convert<float>(op(buf[0][j], buf[1][j], buf[2][j]));
+        }
+      }
+      narrow_float16(result, dtype, o + pos + done, n);
+    }
+  };
+  if (out.numel() == 0) return;
+  bool flat = true;
+  std::array<int64_t, N> base{};
+  std::array<int64_t, N> step{};
+  for (size_t k = 0; k < N; ++k) {
+    const detail::Walk walk = detail::classify(in[k], out);
+    flat = flat && walk != detail::Walk::Strided;
+    step[k] = walk == detail::Walk::Linear ? 1 : 0;
+  }
+  if (flat) {
+    run(int64_t{0}, base, step, out.numel());
+    return;
+  }
+  for_each_run<N>(out, in, run);
+}
+
 /// A loop over contiguous memory, out[i] = f(in[i]) for i in [0, n), standing in for the fast
 /// path's own loop (float_loops.h: the same function compiled for the CPU's widest vectors).
 template <typename C>
 using LinearLoop = void (*)(const C* in, C* out, int64_t n);
 
 /// out[i] = op(in[0][i], ..., in[N-1][i]) for N in {1, 2}, computed in `C`, the C++ type of
-/// `out.dtype()`. Inputs of other dtypes are converted to `C` as they are read. For N = 1,
-/// `linear` (if given) runs the contiguous same-dtype case instead of the loop over `op`, and
-/// must compute what `op` computes.
+/// `out.dtype()` (float for a Half or BFloat16 out: elementwise_float16). Inputs of other dtypes
+/// are converted to `C` as they are read. For N = 1, `linear` (if given) runs the contiguous
+/// same-dtype case instead of the loop over `op`, and must compute what `op` computes.
 template <typename C, size_t N, typename Op>
 void elementwise(Tensor& out, const std::array<Operand, N>& in, Op op,
                  LinearLoop<C> linear = nullptr) {
   static_assert(N == 1 || N == 2, "elementwise supports one or two inputs");
+  if constexpr (std::is_same_v<C, float>) {
+    if (is_float16_type(out.dtype())) {
+      elementwise_float16<C, N>(out, in, op);
+      return;
+    }
+  }
   const int64_t numel = out.numel();
   if (numel == 0) return;
   C* o = out.data_as<C>();

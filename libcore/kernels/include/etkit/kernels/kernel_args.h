@@ -63,6 +63,9 @@ bool check_scalar_fits(KernelContext& ctx, const Scalar& value, ScalarType dtype
                        const char* name);
 /// Fails (InvalidType) unless `t` has a computed dtype.
 bool check_computed_dtype(KernelContext& ctx, const Tensor& t, const char* name);
+/// Fails (InvalidType) unless `t` has an arithmetic dtype: a computed one, Half or BFloat16
+/// (the kernels that compute 16-bit floats in float32).
+bool check_arithmetic_dtype(KernelContext& ctx, const Tensor& t, const char* name);
 /// Fails (InvalidType) unless `t.dtype() == expected`.
 bool check_dtype_is(KernelContext& ctx, const Tensor& t, const char* name, ScalarType expected);
 

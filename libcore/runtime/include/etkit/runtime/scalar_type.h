@@ -56,6 +56,10 @@ const char* scalar_type_name(ScalarType type);
 
 /// True for Half, Float, Double, BFloat16.
 bool is_floating_type(ScalarType type);
+/// True for the 16-bit floats, Half and BFloat16.
+inline bool is_float16_type(ScalarType type) {
+  return type == ScalarType::Half || type == ScalarType::BFloat16;
+}
 /// True for Byte, Char, Short, Int, Long (and the unsigned UInt16/32/64).
 bool is_integral_type(ScalarType type, bool include_bool);
 
