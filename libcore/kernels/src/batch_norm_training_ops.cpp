@@ -13,6 +13,7 @@
 #include <cstdint>
 
 #include "etkit/kernels/kernel_util.h"
+#include "float16_proxy.h"
 #include "kernels.h"
 #include "nn_util.h"
 
@@ -200,8 +201,8 @@ void batch_norm_legit_no_stats_out(KernelContext& ctx, std::span<EValue*> args) 
 
 std::span<const KernelEntry> batch_norm_training_kernels() {
   static constexpr KernelEntry kTable[] = {
-      {"aten::_native_batch_norm_legit.no_stats_out", batch_norm_legit_no_stats_out},
-      {"aten::_native_batch_norm_legit.out", batch_norm_legit_out},
+      {"aten::_native_batch_norm_legit.no_stats_out", via_float32<batch_norm_legit_no_stats_out>},
+      {"aten::_native_batch_norm_legit.out", via_float32<batch_norm_legit_out>},
   };
   return kTable;
 }

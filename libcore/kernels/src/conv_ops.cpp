@@ -17,6 +17,7 @@
 
 #include "etkit/kernels/gemm.h"
 #include "etkit/kernels/kernel_util.h"
+#include "float16_proxy.h"
 #include "kernels.h"
 #include "nn_util.h"
 
@@ -511,8 +512,8 @@ void convolution_backward_out(KernelContext& ctx, std::span<EValue*> args) {
 
 std::span<const KernelEntry> conv_kernels() {
   static constexpr KernelEntry kTable[] = {
-      {"aten::convolution.out", convolution_out},
-      {"aten::convolution_backward.out", convolution_backward_out},
+      {"aten::convolution.out", via_float32<convolution_out>},
+      {"aten::convolution_backward.out", via_float32<convolution_backward_out>},
   };
   return kTable;
 }

@@ -11,6 +11,7 @@
 #include <limits>
 
 #include "etkit/kernels/kernel_util.h"
+#include "float16_proxy.h"
 #include "kernels.h"
 #include "nn_util.h"
 
@@ -161,8 +162,8 @@ void pdist_forward_out(KernelContext& ctx, std::span<EValue*> args) {
 
 std::span<const KernelEntry> distance_kernels() {
   static constexpr KernelEntry kTable[] = {
-      {"aten::_cdist_forward.out", cdist_forward_out},
-      {"aten::_pdist_forward.out", pdist_forward_out},
+      {"aten::_cdist_forward.out", via_float32<cdist_forward_out>},
+      {"aten::_pdist_forward.out", via_float32<pdist_forward_out>},
   };
   return kTable;
 }

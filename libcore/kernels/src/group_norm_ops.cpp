@@ -12,6 +12,7 @@
 #include <cstdint>
 
 #include "etkit/kernels/kernel_util.h"
+#include "float16_proxy.h"
 #include "kernels.h"
 #include "nn_util.h"
 
@@ -136,7 +137,7 @@ void native_group_norm_out(KernelContext& ctx, std::span<EValue*> args) {
 
 std::span<const KernelEntry> group_norm_kernels() {
   static constexpr KernelEntry kTable[] = {
-      {"aten::native_group_norm.out", native_group_norm_out},
+      {"aten::native_group_norm.out", via_float32<native_group_norm_out>},
   };
   return kTable;
 }

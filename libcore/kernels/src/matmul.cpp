@@ -10,6 +10,7 @@
 #include "etkit/kernels/elementwise.h"
 #include "etkit/kernels/gemm.h"
 #include "etkit/kernels/kernel_util.h"
+#include "float16_proxy.h"
 #include "kernels.h"
 
 namespace etkit::kernels {
@@ -222,9 +223,9 @@ void bmm_out(KernelContext& ctx, std::span<EValue*> args) {
 
 std::span<const KernelEntry> matmul_kernels() {
   static constexpr KernelEntry kTable[] = {
-      {"aten::addmm.out", addmm_out},
-      {"aten::bmm.out", bmm_out},
-      {"aten::mm.out", mm_out},
+      {"aten::addmm.out", via_float32<addmm_out>},
+      {"aten::bmm.out", via_float32<bmm_out>},
+      {"aten::mm.out", via_float32<mm_out>},
   };
   return kTable;
 }

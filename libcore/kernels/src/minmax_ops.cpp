@@ -10,6 +10,7 @@
 
 #include "etkit/kernels/kernel_util.h"
 #include "dim_util.h"
+#include "float16_proxy.h"
 #include "kernels.h"
 #include "reduce_util.h"
 
@@ -164,12 +165,12 @@ void all_extreme(KernelContext& ctx, std::span<EValue*> args) {
 
 std::span<const KernelEntry> minmax_kernels() {
   static constexpr KernelEntry kTable[] = {
-      {"aten::amin.out", amin_amax_like<false>},
-      {"aten::argmin.out", argmin_out},
-      {"aten::max.dim_max", dim_extreme<true>},
-      {"aten::max.unary_out", all_extreme<true>},
-      {"aten::min.dim_min", dim_extreme<false>},
-      {"aten::min.unary_out", all_extreme<false>},
+      {"aten::amin.out", via_float32<amin_amax_like<false>>},
+      {"aten::argmin.out", via_float32<argmin_out>},
+      {"aten::max.dim_max", via_float32<dim_extreme<true>>},
+      {"aten::max.unary_out", via_float32<all_extreme<true>>},
+      {"aten::min.dim_min", via_float32<dim_extreme<false>>},
+      {"aten::min.unary_out", via_float32<all_extreme<false>>},
   };
   return kTable;
 }

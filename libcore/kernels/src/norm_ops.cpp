@@ -13,6 +13,7 @@
 #include <limits>
 
 #include "etkit/kernels/kernel_util.h"
+#include "float16_proxy.h"
 #include "kernels.h"
 #include "nn_util.h"
 
@@ -290,8 +291,8 @@ void native_layer_norm_out(KernelContext& ctx, std::span<EValue*> args) {
 
 std::span<const KernelEntry> norm_kernels() {
   static constexpr KernelEntry kTable[] = {
-      {"aten::_native_batch_norm_legit_no_training.out", batch_norm_no_training_out},
-      {"aten::native_layer_norm.out", native_layer_norm_out},
+      {"aten::_native_batch_norm_legit_no_training.out", via_float32<batch_norm_no_training_out>},
+      {"aten::native_layer_norm.out", via_float32<native_layer_norm_out>},
   };
   return kTable;
 }

@@ -10,6 +10,7 @@
 #include "dim_util.h"
 #include "etkit/kernels/elementwise.h"
 #include "etkit/kernels/kernel_util.h"
+#include "float16_proxy.h"
 #include "kernels.h"
 #include "pointwise_util.h"
 
@@ -122,9 +123,9 @@ void glu_out(KernelContext& ctx, std::span<EValue*> args) {
 
 std::span<const KernelEntry> parametric_activation_kernels() {
   static constexpr KernelEntry kTable[] = {
-      {"aten::elu.out", elu_out},
-      {"aten::glu.out", glu_out},
-      {"aten::leaky_relu.out", leaky_relu_out},
+      {"aten::elu.out", via_float32<elu_out>},
+      {"aten::glu.out", via_float32<glu_out>},
+      {"aten::leaky_relu.out", via_float32<leaky_relu_out>},
   };
   return kTable;
 }

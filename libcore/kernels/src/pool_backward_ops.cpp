@@ -12,6 +12,7 @@
 #include <cstring>
 
 #include "etkit/kernels/kernel_util.h"
+#include "float16_proxy.h"
 #include "kernels.h"
 #include "nn_util.h"
 
@@ -84,7 +85,7 @@ void max_pool2d_with_indices_backward_out(KernelContext& ctx, std::span<EValue*>
 
 std::span<const KernelEntry> pool_backward_kernels() {
   static constexpr KernelEntry kTable[] = {
-      {"aten::max_pool2d_with_indices_backward.grad_input", max_pool2d_with_indices_backward_out},
+      {"aten::max_pool2d_with_indices_backward.grad_input", via_float32<max_pool2d_with_indices_backward_out>},
   };
   return kTable;
 }

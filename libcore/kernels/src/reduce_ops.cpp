@@ -9,6 +9,7 @@
 #include <type_traits>
 
 #include "etkit/kernels/kernel_util.h"
+#include "float16_proxy.h"
 #include "kernels.h"
 #include "reduce_util.h"
 
@@ -329,13 +330,13 @@ void mean_dtype_out(KernelContext& ctx, std::span<EValue*> args) {
 
 std::span<const KernelEntry> reduce_kernels() {
   static constexpr KernelEntry kTable[] = {
-      {"aten::amax.out", amax_out},
-      {"aten::argmax.out", argmax_out},
-      {"aten::mean.dtype_out", mean_dtype_out},
-      {"aten::mean.out", mean_out},
-      {"aten::prod.int_out", prod_int_out},
-      {"aten::prod.out", prod_out},
-      {"aten::sum.IntList_out", sum_intlist_out},
+      {"aten::amax.out", via_float32<amax_out>},
+      {"aten::argmax.out", via_float32<argmax_out>},
+      {"aten::mean.dtype_out", via_float32<mean_dtype_out, 1>},
+      {"aten::mean.out", via_float32<mean_out, 3>},
+      {"aten::prod.int_out", via_float32<prod_int_out, 3>},
+      {"aten::prod.out", via_float32<prod_out, 1>},
+      {"aten::sum.IntList_out", via_float32<sum_intlist_out, 3>},
   };
   return kTable;
 }

@@ -9,6 +9,7 @@
 #include <type_traits>
 
 #include "etkit/kernels/kernel_util.h"
+#include "float16_proxy.h"
 #include "kernels.h"
 
 namespace etkit::kernels {
@@ -89,7 +90,7 @@ void cumsum_out(KernelContext& ctx, std::span<EValue*> args) {
 
 std::span<const KernelEntry> scan_kernels() {
   static constexpr KernelEntry kTable[] = {
-      {"aten::cumsum.out", cumsum_out},
+      {"aten::cumsum.out", via_float32<cumsum_out, 2>},
   };
   return kTable;
 }

@@ -14,6 +14,7 @@
 
 #include "etkit/kernels/fast_math.h"
 #include "etkit/kernels/kernel_util.h"
+#include "float16_proxy.h"
 #include "kernels.h"
 #include "nn_util.h"
 
@@ -145,8 +146,8 @@ void softmax_out(KernelContext& ctx, std::span<EValue*> args) {
 
 std::span<const KernelEntry> softmax_kernels() {
   static constexpr KernelEntry kTable[] = {
-      {"aten::_log_softmax.out", softmax_out<true>},
-      {"aten::_softmax.out", softmax_out<false>},
+      {"aten::_log_softmax.out", via_float32<softmax_out<true>>},
+      {"aten::_softmax.out", via_float32<softmax_out<false>>},
   };
   return kTable;
 }

@@ -13,6 +13,7 @@
 
 #include "dim_util.h"
 #include "etkit/kernels/kernel_util.h"
+#include "float16_proxy.h"
 #include "kernels.h"
 #include "reduce_util.h"
 
@@ -124,7 +125,7 @@ void topk_values(KernelContext& ctx, std::span<EValue*> args) {
 
 std::span<const KernelEntry> topk_kernels() {
   static constexpr KernelEntry kTable[] = {
-      {"aten::topk.values", topk_values},
+      {"aten::topk.values", via_float32<topk_values>},
   };
   return kTable;
 }

@@ -17,6 +17,7 @@
 
 #include "dim_util.h"
 #include "etkit/kernels/kernel_util.h"
+#include "float16_proxy.h"
 #include "kernels.h"
 
 namespace etkit::kernels {
@@ -309,9 +310,9 @@ void upsample_bilinear2d_aa_out(KernelContext& ctx, std::span<EValue*> args) {
 
 std::span<const KernelEntry> upsample_kernels() {
   static constexpr KernelEntry kTable[] = {
-      {"aten::_upsample_bilinear2d_aa.out", upsample_bilinear2d_aa_out},
-      {"aten::upsample_bilinear2d.vec_out", upsample_bilinear2d_vec_out},
-      {"aten::upsample_nearest2d.vec_out", upsample_nearest2d_vec_out},
+      {"aten::_upsample_bilinear2d_aa.out", via_float32<upsample_bilinear2d_aa_out>},
+      {"aten::upsample_bilinear2d.vec_out", via_float32<upsample_bilinear2d_vec_out>},
+      {"aten::upsample_nearest2d.vec_out", via_float32<upsample_nearest2d_vec_out>},
   };
   return kTable;
 }

@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "etkit/kernels/kernel_util.h"
+#include "float16_proxy.h"
 #include "kernels.h"
 #include "reduce_util.h"
 
@@ -141,9 +142,9 @@ void var_mean_correction_out(KernelContext& ctx, std::span<EValue*> args) {
 
 std::span<const KernelEntry> variance_kernels() {
   static constexpr KernelEntry kTable[] = {
-      {"aten::var.correction_out", var_correction_out},
-      {"aten::var.out", var_out},
-      {"aten::var_mean.correction_out", var_mean_correction_out},
+      {"aten::var.correction_out", via_float32<var_correction_out>},
+      {"aten::var.out", via_float32<var_out>},
+      {"aten::var_mean.correction_out", via_float32<var_mean_correction_out>},
   };
   return kTable;
 }

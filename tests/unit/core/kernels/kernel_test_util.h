@@ -3,13 +3,15 @@
 // Helpers for kernel tests: short names for dtypes, build tensors from values in logical
 // (row-major) order whatever their dim order, read them back in logical order, assemble a
 // kernel's argument list (tensors, scalars, lists, strings) and call it by name through the
-// default registry, with a tensor or a TensorList of outs as the return slot.
+// default registry, with a tensor or a TensorList of outs as the return slot, and 16 MiB of temp
+// memory as a method gives (the Half/BFloat16 path of float16_proxy.h takes its copies there).
 
 #include <doctest/doctest.h>
 
 #include <cstdint>
 #include <deque>
 #include <initializer_list>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -18,6 +20,7 @@
 #include "etkit/runtime/evalue.h"
 #include "etkit/host/host_tensor.h"
 #include "etkit/runtime/kernel.h"
+#include "etkit/runtime/memory.h"
 
 namespace etkit::test {
 
@@ -164,7 +167,11 @@ class Args {
     KernelFn fn = default_kernel_registry().find(name);
     const bool found = fn != nullptr;
     REQUIRE_MESSAGE(found, std::string(name));
-    KernelContext ctx;
+    constexpr size_t kTempBytes = size_t{16} << 20;
+    static const std::unique_ptr<uint8_t[]> buffer(new uint8_t[kTempBytes]);
+    static MemoryAllocator temp({buffer.get(), kTempBytes});
+    temp.reset();
+    KernelContext ctx(&temp);
     fn(ctx, ptrs);
     return ctx;
   }
