@@ -13,7 +13,8 @@
 
 namespace etkit::kernels {
 
-/// out[i] = in[i] as float32, for `n` 16-bit floats of dtype `t` (Half or BFloat16). Exact.
+/// out[i] = in[i] as float32, for `n` 16-bit floats of dtype `t` (Half or BFloat16). Exact, but
+/// for a signaling Half NaN, which may come back quiet (F16C sets the quiet bit).
 void widen_float16(const uint16_t* in, ScalarType t, float* out, int64_t n);
 
 /// out[i] = in[i] rounded to dtype `t` (Half or BFloat16): to nearest, ties to even, NaN and
