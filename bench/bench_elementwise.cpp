@@ -5,6 +5,11 @@
 // maximum/fmod beside add, clamp beside hardtanh, ne/ge/logical_and (bool out) beside eq.
 // Each reports bytes/s counting the bytes read plus the bytes written, so the rates compare
 // directly: the target is an elementwise kernel within 2x of memcpy's rate.
+//
+// Half and BFloat16 (F16, BF16 suffixes) run the same operators on 16-bit tensors: computed in
+// float32 and rounded on store (elementwise.h), or, for softmax, through float32 copies in temp
+// memory (float16_proxy.h). Their budget is 2x the float32 kernel's time; they move half the
+// bytes, so compare times, not rates.
 
 #include <benchmark/benchmark.h>
 
@@ -16,23 +21,31 @@
 #include "etkit/host/default_registries.h"
 #include "etkit/runtime/evalue.h"
 #include "etkit/host/host_tensor.h"
+#include "etkit/runtime/half.h"
 #include "etkit/runtime/kernel.h"
+#include "etkit/runtime/memory.h"
 
 namespace {
 
 constexpr int32_t kNumel = 1 << 20;
 
 void fill(etkit::Tensor& t, uint32_t seed) {
-  float* p = t.data_as<float>();
   for (int64_t i = 0; i < t.numel(); ++i) {
     seed = seed * 1664525u + 1013904223u;
-    p[i] = static_cast<float>(seed >> 8) / 16777216.0f * 8.0f - 4.0f;
+    const float v = static_cast<float>(seed >> 8) / 16777216.0f * 8.0f - 4.0f;
+    switch (t.dtype()) {
+      case etkit::ScalarType::Half: t.data_as<uint16_t>()[i] = etkit::float_to_half_bits(v); break;
+      case etkit::ScalarType::BFloat16:
+        t.data_as<uint16_t>()[i] = etkit::float_to_bfloat16_bits(v);
+        break;
+      default: t.data_as<float>()[i] = v; break;
+    }
   }
 }
 
-void set_bytes(benchmark::State& state, int tensors) {
+void set_bytes(benchmark::State& state, int tensors, size_t element_size = sizeof(float)) {
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * tensors * kNumel *
-                          static_cast<int64_t>(sizeof(float)));
+                          static_cast<int64_t>(element_size));
 }
 
 void BM_MemcpyF32(benchmark::State& state) {
@@ -50,11 +63,12 @@ void BM_MemcpyF32(benchmark::State& state) {
 // float out; `tensors` is the number of 4 MB arrays each call reads and writes.
 void run_kernel(benchmark::State& state, const char* name, int num_inputs,
                 std::vector<etkit::EValue> extra,
-                etkit::ScalarType out_dtype = etkit::ScalarType::Float) {
+                etkit::ScalarType out_dtype = etkit::ScalarType::Float,
+                etkit::ScalarType in_dtype = etkit::ScalarType::Float) {
   const std::vector<int32_t> sizes = {kNumel};
   std::vector<etkit::HostTensor> in;
   for (int k = 0; k < num_inputs; ++k) {
-    in.emplace_back(etkit::ScalarType::Float, sizes);
+    in.emplace_back(in_dtype, sizes);
     fill(in.back().tensor(), static_cast<uint32_t>(k + 1));
   }
   etkit::HostTensor out(out_dtype, sizes);
@@ -70,8 +84,12 @@ void run_kernel(benchmark::State& state, const char* name, int num_inputs,
     state.SkipWithError("kernel is not registered");
     return;
   }
+  // Temp memory as a method gives its kernels (16-bit tensors through float16_proxy.h use it).
+  std::vector<uint8_t> temp_buffer(size_t{32} << 20);
+  etkit::MemoryAllocator temp({temp_buffer.data(), temp_buffer.size()});
   for (auto _ : state) {
-    etkit::KernelContext ctx;
+    temp.reset();
+    etkit::KernelContext ctx(&temp);
     fn(ctx, std::span<etkit::EValue*>(args));
     if (ctx.failed()) {
       state.SkipWithError(ctx.error().message());
@@ -80,7 +98,7 @@ void run_kernel(benchmark::State& state, const char* name, int num_inputs,
     benchmark::DoNotOptimize(out.data());
     benchmark::ClobberMemory();
   }
-  set_bytes(state, num_inputs + 1);
+  set_bytes(state, num_inputs + 1, etkit::element_size(in_dtype));
 }
 
 void BM_ElementwiseAddF32(benchmark::State& state) {
@@ -137,7 +155,50 @@ void BM_ElementwiseLogicalAndBoolF32(benchmark::State& state) {
   run_kernel(state, "aten::logical_and.out", 2, {}, etkit::ScalarType::Bool);
 }
 
+constexpr auto kF16 = etkit::ScalarType::Half;
+constexpr auto kBF16 = etkit::ScalarType::BFloat16;
+void BM_ElementwiseAddF16(benchmark::State& state) {
+  run_kernel(state, "aten::add.out", 2, {etkit::EValue::from_int(1)}, kF16, kF16);
+}
+void BM_ElementwiseAddBF16(benchmark::State& state) {
+  run_kernel(state, "aten::add.out", 2, {etkit::EValue::from_int(1)}, kBF16, kBF16);
+}
+void BM_ElementwiseReluF16(benchmark::State& state) {
+  run_kernel(state, "aten::relu.out", 1, {}, kF16, kF16);
+}
+void BM_ElementwiseSigmoidF16(benchmark::State& state) {
+  run_kernel(state, "aten::sigmoid.out", 1, {}, kF16, kF16);
+}
+void BM_ElementwiseExpBF16(benchmark::State& state) {
+  run_kernel(state, "aten::exp.out", 1, {}, kBF16, kBF16);
+}
+void BM_ElementwiseClampF16(benchmark::State& state) {
+  run_kernel(state, "aten::clamp.out", 1,
+             {etkit::EValue::from_double(-1.0), etkit::EValue::from_double(1.0)}, kF16, kF16);
+}
+void BM_ElementwiseEqBoolF16(benchmark::State& state) {
+  run_kernel(state, "aten::eq.Tensor_out", 2, {}, etkit::ScalarType::Bool, kF16);
+}
+// softmax over one row of 1M: the float32 kernel beside the same through float16_proxy.h.
+void BM_SoftmaxF32(benchmark::State& state) {
+  run_kernel(state, "aten::_softmax.out", 1,
+             {etkit::EValue::from_int(0), etkit::EValue::from_bool(false)});
+}
+void BM_SoftmaxF16(benchmark::State& state) {
+  run_kernel(state, "aten::_softmax.out", 1,
+             {etkit::EValue::from_int(0), etkit::EValue::from_bool(false)}, kF16, kF16);
+}
+
 BENCHMARK(BM_MemcpyF32)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_ElementwiseAddF16)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_ElementwiseAddBF16)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_ElementwiseReluF16)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_ElementwiseSigmoidF16)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_ElementwiseExpBF16)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_ElementwiseClampF16)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_ElementwiseEqBoolF16)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_SoftmaxF32)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_SoftmaxF16)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_ElementwiseAddF32)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_ElementwiseReluF32)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_ElementwiseSigmoidF32)->Unit(benchmark::kMicrosecond);

@@ -5,6 +5,8 @@
 //
 // Compare BM_MatmulF32/<n> with BM_EigenMatmulF32/<n>; both are single-threaded and built with
 // the project's flags (no -march), so Eigen uses the same baseline instruction set as etkit.
+// BM_MatmulF16/<n> is the same product of Half matrices (float32 copies in temp memory, one
+// rounding on store: float16_proxy.h), beside BM_MatmulF32/<n>.
 
 #include <benchmark/benchmark.h>
 
@@ -16,6 +18,7 @@
 #include "etkit/runtime/evalue.h"
 #include "etkit/host/host_tensor.h"
 #include "etkit/runtime/kernel.h"
+#include "etkit/runtime/memory.h"
 
 #if defined(ETKIT_BENCH_HAVE_EIGEN)
 #include <Eigen/Core>
@@ -45,8 +48,12 @@ void run_kernel(benchmark::State& state, const char* name, std::span<etkit::EVal
     state.SkipWithError("kernel is not registered");
     return;
   }
+  // Temp memory as a method gives its kernels (16-bit tensors through float16_proxy.h use it).
+  std::vector<uint8_t> temp_buffer(size_t{32} << 20);
+  etkit::MemoryAllocator temp({temp_buffer.data(), temp_buffer.size()});
   for (auto _ : state) {
-    etkit::KernelContext ctx;
+    temp.reset();
+    etkit::KernelContext ctx(&temp);
     fn(ctx, args);
     if (ctx.failed()) {
       state.SkipWithError(ctx.error().message());
@@ -57,12 +64,12 @@ void run_kernel(benchmark::State& state, const char* name, std::span<etkit::EVal
   }
 }
 
-void BM_MatmulF32(benchmark::State& state) {
+void matmul(benchmark::State& state, etkit::ScalarType dtype) {
   const int32_t n = static_cast<int32_t>(state.range(0));
   const std::vector<int32_t> sizes = {n, n};
-  etkit::HostTensor a(etkit::ScalarType::Float, sizes);
-  etkit::HostTensor b(etkit::ScalarType::Float, sizes);
-  etkit::HostTensor out(etkit::ScalarType::Float, sizes);
+  etkit::HostTensor a(dtype, sizes);
+  etkit::HostTensor b(dtype, sizes);
+  etkit::HostTensor out(dtype, sizes);
   fill(a.tensor(), 1);
   fill(b.tensor(), 2);
   etkit::EValue values[3] = {etkit::EValue::from_tensor(&a.tensor()),
@@ -72,6 +79,9 @@ void BM_MatmulF32(benchmark::State& state) {
   run_kernel(state, "aten::mm.out", args, out);
   set_gflops(state, 2.0 * n * n * n);
 }
+
+void BM_MatmulF32(benchmark::State& state) { matmul(state, etkit::ScalarType::Float); }
+void BM_MatmulF16(benchmark::State& state) { matmul(state, etkit::ScalarType::Half); }
 
 // A batch of 8 products of n x n matrices through aten::bmm.out.
 void BM_BmmF32(benchmark::State& state) {
@@ -92,6 +102,7 @@ void BM_BmmF32(benchmark::State& state) {
 }
 
 BENCHMARK(BM_MatmulF32)->Arg(256)->Arg(512)->Arg(1024)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_MatmulF16)->Arg(256)->Arg(512)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_BmmF32)->Arg(64)->Arg(128)->Unit(benchmark::kMicrosecond);
 
 #if defined(ETKIT_BENCH_HAVE_EIGEN)

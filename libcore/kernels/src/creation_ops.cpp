@@ -34,7 +34,7 @@ void arange_start_out(KernelContext& ctx, std::span<EValue*> args) {
     return;
   }
   Tensor* out = tensor_arg(ctx, args, 3, "out");
-  if (out == nullptr || !check_computed_dtype(ctx, *out, "out")) return;
+  if (out == nullptr || !check_arithmetic_dtype(ctx, *out, "out")) return;
   if (out->dtype() == ScalarType::Bool) {
     ctx.fail(ErrorCode::InvalidType, "out has dtype bool, which arange does not produce");
     return;
@@ -69,6 +69,18 @@ void arange_start_out(KernelContext& ctx, std::span<EValue*> args) {
   if (!resize_out(ctx, *out, sizes)) return;
   const int64_t n = out->numel();
   const int64_t stride = n > 1 ? out->stride(0) : 1;
+  if (is_float16_type(out->dtype())) {
+    // PyTorch computes a 16-bit arange in float32 (its accumulate type), then rounds.
+    const float fs = static_cast<float>(s);
+    const float fst = static_cast<float>(st);
+    uint16_t* o = out->data_as<uint16_t>();
+    for (int64_t i = 0; i < n; ++i) {
+      const float v = fs + fst * static_cast<float>(i);
+      o[i * stride] = out->dtype() == ScalarType::Half ? float_to_half_bits(v)
+                                                       : float_to_bfloat16_bits(v);
+    }
+    return;
+  }
   dispatch_dtype(out->dtype(), [&](auto tag) {
     using C = typename decltype(tag)::type;
     C* o = out->data_as<C>();
@@ -211,16 +223,24 @@ void fill_tensor_out(KernelContext& ctx, std::span<EValue*> args) {
              value->dim());
     return;
   }
-  if (!check_computed_dtype(ctx, *value, "value") || !check_dtype_is(ctx, *out, "out", self->dtype()) ||
-      !check_computed_dtype(ctx, *out, "out") || !resize_out(ctx, *out, self->sizes())) {
+  if (!check_arithmetic_dtype(ctx, *value, "value") ||
+      !check_dtype_is(ctx, *out, "out", self->dtype()) ||
+      !check_arithmetic_dtype(ctx, *out, "out") || !resize_out(ctx, *out, self->sizes())) {
     return;
   }
   uint64_t bytes = 0;
-  dispatch_dtype(out->dtype(), [&](auto tag) {
-    using C = typename decltype(tag)::type;
-    const C v = load_as<C>(value->data(), value->dtype(), 0);
-    std::memcpy(&bytes, &v, sizeof(C));
-  });
+  if (is_float16_type(out->dtype())) {
+    const float v = load_as<float>(value->data(), value->dtype(), 0);
+    const uint16_t bits =
+        out->dtype() == ScalarType::Half ? float_to_half_bits(v) : float_to_bfloat16_bits(v);
+    std::memcpy(&bytes, &bits, sizeof(bits));
+  } else {
+    dispatch_dtype(out->dtype(), [&](auto tag) {
+      using C = typename decltype(tag)::type;
+      const C v = load_as<C>(value->data(), value->dtype(), 0);
+      std::memcpy(&bytes, &v, sizeof(C));
+    });
+  }
   fill_flat(out->data(), out->numel(), &bytes, out->element_size());
 }
 

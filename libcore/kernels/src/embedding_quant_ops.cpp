@@ -10,7 +10,8 @@
 // points have the scales' sizes and out's dtype. quant_min and quant_max are metadata (checked
 // to be a range, otherwise unused), as upstream. out gets indices' sizes plus [D]; dtype_out's
 // dtype, when given, must be out's. Unlike ExecuTorch, every index is checked against V before
-// anything is written. float32/64 scales and outs (Half/BFloat16 are not computed yet).
+// anything is written. float32/64 scales and outs; Half and BFloat16 ones through float32 copies
+// (float16_proxy.h), as ExecuTorch computes them in float.
 
 #include <algorithm>
 #include <cstdint>
@@ -19,6 +20,7 @@
 #include "etkit/kernels/broadcast.h"
 #include "etkit/kernels/dtype_dispatch.h"
 #include "etkit/kernels/kernel_util.h"
+#include "float16_proxy.h"
 #include "kernels.h"
 #include "nn_util.h"
 
@@ -187,12 +189,12 @@ void embedding_2bit_dtype_out(KernelContext& ctx, std::span<EValue*> args) {
 
 std::span<const KernelEntry> embedding_quant_kernels() {
   static constexpr KernelEntry kTable[] = {
-      {"quantized_decomposed::embedding_2bit.dtype_out", embedding_2bit_dtype_out},
-      {"quantized_decomposed::embedding_2bit.out", embedding_2bit_out},
-      {"quantized_decomposed::embedding_4bit.dtype_out", embedding_4bit_dtype_out},
-      {"quantized_decomposed::embedding_4bit.out", embedding_4bit_out},
-      {"quantized_decomposed::embedding_byte.dtype_out", embedding_byte_dtype_out},
-      {"quantized_decomposed::embedding_byte.out", embedding_byte_out},
+      {"quantized_decomposed::embedding_2bit.dtype_out", via_float32<embedding_2bit_dtype_out, 6>},
+      {"quantized_decomposed::embedding_2bit.out", via_float32<embedding_2bit_out>},
+      {"quantized_decomposed::embedding_4bit.dtype_out", via_float32<embedding_4bit_dtype_out, 6>},
+      {"quantized_decomposed::embedding_4bit.out", via_float32<embedding_4bit_out>},
+      {"quantized_decomposed::embedding_byte.dtype_out", via_float32<embedding_byte_dtype_out, 6>},
+      {"quantized_decomposed::embedding_byte.out", via_float32<embedding_byte_out>},
   };
   return kTable;
 }

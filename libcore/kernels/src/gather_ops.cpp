@@ -13,6 +13,7 @@
 
 #include "dim_util.h"
 #include "etkit/kernels/kernel_util.h"
+#include "float16_proxy.h"
 #include "kernels.h"
 
 namespace etkit::kernels {
@@ -389,7 +390,7 @@ std::span<const KernelEntry> gather_kernels() {
       {"aten::repeat_interleave.Tensor_out", repeat_interleave_tensor_out},
       {"aten::scatter.src_out", scatter_src_out},
       {"aten::scatter.value_out", scatter_value_out},
-      {"aten::scatter_add.out", scatter_add_out},
+      {"aten::scatter_add.out", via_float32<scatter_add_out>},
       {"aten::select_scatter.out", select_scatter_out},
   };
   return kTable;

@@ -13,6 +13,7 @@
 
 #include "dim_util.h"
 #include "etkit/kernels/kernel_util.h"
+#include "float16_proxy.h"
 #include "kernels.h"
 
 namespace etkit::kernels {
@@ -446,8 +447,8 @@ std::span<const KernelEntry> index_kernels() {
   static constexpr KernelEntry kTable[] = {
       {"aten::embedding.out", embedding_out},
       {"aten::index.Tensor_out", index_tensor_out},
-      {"aten::index_put.out", index_put_out},
-      {"aten::index_put_", index_put_inplace},
+      {"aten::index_put.out", via_float32<index_put_out>},
+      {"aten::index_put_", via_float32<index_put_inplace>},
   };
   return kTable;
 }

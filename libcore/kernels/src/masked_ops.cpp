@@ -103,7 +103,7 @@ void nonzero_out(KernelContext& ctx, std::span<EValue*> args) {
   if (self == nullptr) return;
   Tensor* out = tensor_arg(ctx, args, 1, "out");
   if (out == nullptr) return;
-  if (!check_computed_dtype(ctx, *self, "self") ||
+  if (!check_arithmetic_dtype(ctx, *self, "self") ||
       !check_dtype_is(ctx, *out, "out", ScalarType::Long)) {
     return;
   }

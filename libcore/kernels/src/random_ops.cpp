@@ -14,6 +14,7 @@
 
 #include "dim_util.h"
 #include "etkit/kernels/kernel_util.h"
+#include "float16_proxy.h"
 #include "kernels.h"
 #include "nn_util.h"
 
@@ -130,9 +131,9 @@ uint64_t random_seed() { return g_seed.load(); }
 
 std::span<const KernelEntry> random_kernels() {
   static constexpr KernelEntry kTable[] = {
-      {"aten::native_dropout.out", native_dropout_out},
-      {"aten::rand.out", random_fill<false>},
-      {"aten::randn.out", random_fill<true>},
+      {"aten::native_dropout.out", via_float32<native_dropout_out>},
+      {"aten::rand.out", via_float32<random_fill<false>>},
+      {"aten::randn.out", via_float32<random_fill<true>>},
   };
   return kTable;
 }

@@ -11,11 +11,19 @@
 
 namespace etkit::kernels {
 
-/// Writes `value` converted to `dtype` (a computed dtype) into the first bytes of `bytes`.
-/// Fails (InvalidArgument) if it does not fit, naming `name`; (InvalidType) if `dtype` is not a
-/// computed dtype.
+/// Writes `value` converted to `dtype` (a computed dtype, Half or BFloat16: through float32,
+/// rounded to nearest even) into the first bytes of `bytes`. Fails (InvalidArgument) if it does
+/// not fit, naming `name`; (InvalidType) if `dtype` is not one of those.
 inline bool scalar_to_bytes(KernelContext& ctx, const Scalar& value, ScalarType dtype,
                             const char* name, uint64_t* bytes) {
+  if (is_float16_type(dtype)) {
+    if (!check_scalar_fits(ctx, value, dtype, name)) return false;
+    const float f = value.to<float>();
+    const uint16_t bits =
+        dtype == ScalarType::Half ? float_to_half_bits(f) : float_to_bfloat16_bits(f);
+    std::memcpy(bytes, &bits, sizeof(bits));
+    return true;
+  }
   const bool known = dispatch_dtype(dtype, [&](auto tag) {
     using C = typename decltype(tag)::type;
     const C v = value.to<C>();
@@ -23,8 +31,8 @@ inline bool scalar_to_bytes(KernelContext& ctx, const Scalar& value, ScalarType 
   });
   if (!known) {
     ctx.fail(ErrorCode::InvalidType,
-             "out has dtype %s, expected one of bool, uint8, int8, int16, int32, int64, float32, "
-             "float64",
+             "out has dtype %s, expected one of bool, uint8, int8, int16, int32, int64, float16, "
+             "bfloat16, float32, float64",
              scalar_type_name(dtype));
     return false;
   }

@@ -108,9 +108,22 @@ TEST_CASE("kernel creation: full") {
                 "size[0] is -1");
     check_error(Args().ints({3}).i(0).t(c).run(kFull), ErrorCode::InvalidArgument,
                 "out has sizes [2], expected [3]");
+    auto u = zeros(ScalarType::UInt16, {2});
+    check_error(Args().ints({2}).i(0).t(u).run(kFull), ErrorCode::InvalidType,
+                "out has dtype uint16");
+    // Half and BFloat16 hold the value rounded to nearest even: 0.1 is 0.0999755859375 in Half,
+    // 0.10009765625 in BFloat16; 1e5 is beyond Half (infinity), not beyond float32.
     auto h = zeros(ScalarType::Half, {2});
-    check_error(Args().ints({2}).i(0).t(h).run(kFull), ErrorCode::InvalidType,
-                "out has dtype float16");
+    check_ok(Args().ints({2}).d(0.1).t(h).run(kFull));
+    check_tensor(h.tensor(), ScalarType::Half, {2}, {0.0999755859375, 0.0999755859375});
+    auto bf = zeros(ScalarType::BFloat16, {1});
+    check_ok(Args().ints({1}).d(0.1).t(bf).run(kFull));
+    check_tensor(bf.tensor(), ScalarType::BFloat16, {1}, {0.10009765625});
+    check_ok(Args().ints({2}).d(1e5).t(h).run(kFull));
+    check_tensor(h.tensor(), ScalarType::Half, {2},
+                 {std::numeric_limits<double>::infinity(), std::numeric_limits<double>::infinity()});
+    check_error(Args().ints({2}).d(1e40).t(h).run(kFull), ErrorCode::InvalidArgument,
+                "fill_value 1e+40 does not fit dtype float16");
     check_error(Args().i(2).i(0).t(c).run(kFull), ErrorCode::InvalidType,
                 "size is an int, expected an int list");
   }

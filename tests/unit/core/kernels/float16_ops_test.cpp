@@ -208,6 +208,36 @@ TEST_CASE("float16 elementwise: activations, clamp, where, comparisons, logical 
   }
 }
 
+TEST_CASE("float16: creation ops, padding and nonzero write and read 16-bit values") {
+  SUBCASE("arange computes in float32, then rounds") {
+    // float32(0.1) * i, each rounded to Half.
+    auto out = zeros(H, {10});
+    check_ok(Args().i(0).i(1).d(0.1).t(out).run("aten::arange.start_out"));
+    check_tensor(out.tensor(), H, {10},
+                 {0, 0.0999755859375, 0.199951171875, 0.300048828125, 0.39990234375, 0.5,
+                  0.60009765625, 0.7001953125, 0.7998046875, 0.89990234375});
+  }
+  SUBCASE("fill with a rank-0 tensor value, and constant_pad_nd's value") {
+    // 2049 is halfway between Half's 2048 and 2050 (even: 2048) and nearest to BFloat16's 2048
+    // (spacing 16).
+    auto self = zeros(BF, {2});
+    auto value = make(L, {}, {2049});
+    auto out = zeros(BF, {2});
+    check_ok(Args().t(self).t(value).t(out).run("aten::fill.Tensor_out"));
+    check_tensor(out.tensor(), BF, {2}, {2048, 2048});
+    auto x = make(H, {2}, {1, 2});
+    auto padded = zeros(H, {4});
+    check_ok(Args().t(x).ints({1, 1}).d(2049).t(padded).run("aten::constant_pad_nd.out"));
+    check_tensor(padded.tensor(), H, {4}, {2048, 1, 2, 2048});
+  }
+  SUBCASE("nonzero reads -0.0 as zero and NaN as nonzero") {
+    auto x = make(H, {4}, {0, -0.0, kNaN, 0.5});
+    DynamicTensor out(L, {4, 1}, 4);
+    check_ok(Args().t(x).t(out.tensor()).run("aten::nonzero.out"));
+    check_tensor(out.tensor(), L, {2, 1}, {2, 3});
+  }
+}
+
 TEST_CASE("float16 elementwise: quantize ops take Half inputs and write Half outs") {
   constexpr const char* kQuantize = "quantized_decomposed::quantize_per_tensor.out";
   constexpr const char* kDequantizeToken = "quantized_decomposed::dequantize_per_token.out";

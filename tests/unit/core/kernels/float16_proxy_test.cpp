@@ -114,6 +114,42 @@ TEST_CASE("float16 proxy: reductions, softmax, norms, several outs") {
   }
 }
 
+TEST_CASE("float16 proxy: quantized embeddings, scatter_add, random fills") {
+  SUBCASE("embedding_byte with Half scales and a Half out") {
+    // The scale is Half(0.1) = 0.0999755859375; row 1 is [10, 3], row 0 [1, 2] with scale 0.5.
+    auto w = make(U8, {2, 2}, {1, 2, 10, 3});
+    auto scales = make(H, {2}, {0.5, 0.0999755859375});
+    auto idx = make(L, {2}, {1, 0});
+    auto out = zeros(H, {2, 2});
+    check_ok(Args().t(w).t(scales).none().i(0).i(255).t(idx).i(wire(H)).t(out).run(
+        "quantized_decomposed::embedding_byte.dtype_out"));
+    // 10 * 0.0999755859375 = 1 - 2^-12, halfway between 1 - 2^-11 and 1: even is 1;
+    // 3 * 0.0999755859375 = 0.2999267578125, halfway again: even is 0.2998046875.
+    check_tensor(out.tensor(), H, {2, 2}, {1, 0.2998046875, 0.5, 1});
+  }
+  SUBCASE("scatter_add into Half adds in float32") {
+    // out = self; out[index[i]] += src[i]: 2048 + 1 + 1 = 2050 in float32 (2048 in Half steps).
+    auto self = make(H, {2}, {2048, 0});
+    auto index = make(L, {2}, {0, 0});
+    auto src = make(H, {2}, {1, 1});
+    auto out = zeros(H, {2});
+    check_ok(Args().t(self).i(0).t(index).t(src).t(out).run("aten::scatter_add.out"));
+    check_tensor(out.tensor(), H, {2}, {2050, 0});
+  }
+  SUBCASE("rand into BFloat16: every value in [0, 1], not all the same") {
+    auto out = zeros(BF, {64});
+    check_ok(Args().ints({64}).t(out).run("aten::rand.out"));
+    const std::vector<double> v = values(out.tensor());
+    bool varied = false;
+    for (double x : v) {
+      CHECK(x >= 0);
+      CHECK(x <= 1);  // a float32 just below 1 can round up to 1 in BFloat16
+      varied = varied || x != v[0];
+    }
+    CHECK(varied);
+  }
+}
+
 TEST_CASE("float16 proxy: errors") {
   SUBCASE("a 16-bit dtype beside another floating dtype") {
     auto a = make(H, {1, 1}, {1});
