@@ -184,12 +184,22 @@ Result<LoadedMethod> LoadedMethod::load(const Program& program, std::string_view
   // Delegates allocate from the method allocator too; leave them room.
   const size_t method_bytes = meta.method_allocator_bytes() + options.delegate_bytes;
   impl->method_memory = zeroed_buffer(method_bytes);
-  impl->temp_memory = zeroed_buffer(options.temp_bytes);
+  // Kernels that compute Half/BFloat16 in float32 copy their 16-bit tensors into temp memory:
+  // give the method room for its largest such call (calloc: pages never touched cost nothing).
+  const uint64_t float16_bytes = meta.float16_copy_bytes();
+  if (float16_bytes > options.max_memory) {
+    return Error(ErrorCode::OutOfMemory,
+                 "method '%.*s': float32 copies of its float16/bfloat16 tensors need %" PRIu64
+                 " bytes of temp memory, above the limit of %" PRIu64 " bytes",
+                 static_cast<int>(name.size()), name.data(), float16_bytes, options.max_memory);
+  }
+  const size_t temp_bytes = std::max(options.temp_bytes, static_cast<size_t>(float16_bytes));
+  impl->temp_memory = zeroed_buffer(temp_bytes);
   if (impl->method_memory == nullptr || impl->temp_memory == nullptr) {
     return Error(ErrorCode::OutOfMemory, "cannot allocate method memory");
   }
   impl->method_allocator = MemoryAllocator({impl->method_memory.get(), method_bytes});
-  impl->temp_allocator = MemoryAllocator({impl->temp_memory.get(), options.temp_bytes});
+  impl->temp_allocator = MemoryAllocator({impl->temp_memory.get(), temp_bytes});
   impl->planned_memory = PlannedMemory(impl->planned_spans);
   for (uint32_t id : shared_ids) ETKIT_TRY(impl->planned_memory.set_preinitialized(id));
   impl->manager = {&impl->method_allocator, &impl->planned_memory, &impl->temp_allocator};

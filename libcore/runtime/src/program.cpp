@@ -187,6 +187,42 @@ uint64_t MethodMeta::planned_bytes() const {
   return total;
 }
 
+uint64_t MethodMeta::float16_copy_bytes() const {
+  // Values and argument indices were validated when the program was loaded.
+  const fb::ExecutionPlan* plan = as_plan(plan_);
+  const auto* values = plan->values();
+  if (values == nullptr || plan->chains() == nullptr) return 0;
+  constexpr uint64_t kAlignment = 64;  // above MemoryAllocator's worst padding per copy (16)
+  uint64_t most = 0;
+  for (const fb::Chain* c : *plan->chains()) {
+    if (c->instructions() == nullptr) continue;
+    for (const fb::Instruction* ins : *c->instructions()) {
+      if (ins->instr_args_type() != fb::InstructionArguments::KernelCall) continue;
+      const auto* args = ins->instr_args_as_KernelCall()->args();
+      if (args == nullptr) continue;
+      uint64_t total = 0;
+      for (uint32_t a = 0; a < args->size(); ++a) {
+        const int32_t v = args->Get(a);
+        bool seen = false;  // an out is also the return slot: one copy
+        for (uint32_t b = 0; b < a && !seen; ++b) seen = args->Get(b) == v;
+        if (seen || v < 0 || static_cast<uint32_t>(v) >= values->size()) continue;
+        const fb::EValue* value = values->Get(static_cast<uint32_t>(v));
+        if (value->val_type() != fb::KernelTypes::Tensor) continue;
+        const fb::Tensor* t = value->val_as_Tensor();
+        const auto dtype = static_cast<ScalarType>(t->scalar_type());
+        if (dtype != ScalarType::Half && dtype != ScalarType::BFloat16) continue;
+        const uint64_t bytes = detail::tensor_nbytes(t);
+        if (bytes > (UINT64_MAX - kAlignment) / 2 || total > UINT64_MAX - (2 * bytes + kAlignment)) {
+          return UINT64_MAX;
+        }
+        total += 2 * bytes + kAlignment;
+      }
+      most = total > most ? total : most;
+    }
+  }
+  return most;
+}
+
 // --- Program ---
 
 bool Program::is_program(std::span<const uint8_t> data) {

@@ -66,6 +66,28 @@ TEST_CASE("runner: unplanned outputs count against the memory limit") {
   CHECK(LoadedMethod::load(file->program(), "forward", options).ok());
 }
 
+TEST_CASE("runner: temp memory grows to hold float32 copies of 16-bit tensors, within the limit") {
+  // half_linear.pte's largest call, mm, is estimated at 268 bytes for float32 copies of its
+  // float16 tensors (program_test.cpp) and takes 76 (16 + 48 + 12, at 16-byte alignment): with
+  // 50 bytes of temp asked for, the method gets 268 and runs.
+  Result<ProgramFile> file = ProgramFile::open(test_data("half_linear.pte"));
+  REQUIRE(file.ok());
+  RunnerOptions options;
+  options.temp_bytes = 50;
+  Result<LoadedMethod> m = LoadedMethod::load(file->program(), "forward", options);
+  REQUIRE(m.ok());
+  CHECK(m->memory_use().temp_capacity == 268u);
+  CHECK(m->method().execute().ok());
+  CHECK(m->memory_use().temp_peak == 76u);
+  options.max_memory = 200;  // the plan (64 bytes) fits; the copies do not
+  Result<LoadedMethod> over = LoadedMethod::load(file->program(), "forward", options);
+  REQUIRE_FALSE(over.ok());
+  CHECK(over.error().code() == ErrorCode::OutOfMemory);
+  CHECK(message(over.error()) ==
+        "method 'forward': float32 copies of its float16/bfloat16 tensors need 268 bytes of temp "
+        "memory, above the limit of 200 bytes");
+}
+
 TEST_CASE("runner: memory use lists the plan by memory id and the unplanned outputs") {
   Result<ProgramFile> file = ProgramFile::open(test_data("unplanned_dynamic.pte"));
   REQUIRE(file.ok());

@@ -119,6 +119,26 @@ TEST_CASE("program: planned sizes use 64-bit offsets") {
   CHECK(m->input(0)->planned);
 }
 
+TEST_CASE("program: temp memory for float32 copies of 16-bit tensors") {
+  // half_linear.pte: mm(x [1,4], W [4,3]) -> h [1,3], add(h, b [3]) -> h2, softmax(h2) -> out,
+  // all float16. The mm call holds 8 + 24 + 6 bytes of float16 (its out is also the return slot:
+  // counted once): 2 * 38 bytes of float32 plus 64 of alignment per tensor = 268; add needs
+  // 2 * 18 + 192 = 228, softmax 2 * 12 + 128 = 152.
+  Result<FileDataLoader> f = FileDataLoader::open(testing::test_data("half_linear.pte"));
+  REQUIRE(f.ok());
+  Result<Program> p = Program::load(*f);
+  REQUIRE(p.ok());
+  Result<MethodMeta> m = p->method_meta("forward");
+  REQUIRE(m.ok());
+  CHECK(m->float16_copy_bytes() == 268u);
+  // A float32 program needs none.
+  Result<FileDataLoader> add = FileDataLoader::open(fixture("pte/et-add.pte"));
+  REQUIRE(add.ok());
+  Result<Program> pa = Program::load(*add);
+  REQUIRE(pa.ok());
+  CHECK(pa->method_meta("forward")->float16_copy_bytes() == 0u);
+}
+
 TEST_CASE("program: dim order and dynamism reach the metadata") {
   Result<FileDataLoader> kws = FileDataLoader::open(fixture("pte/et-arduino-kws-cortexm.pte"));
   REQUIRE(kws.ok());

@@ -44,7 +44,9 @@ struct RunnerOptions {
   /// Method memory beyond what the program plans, for what delegates allocate at init (their
   /// scratch and copies). Reserved zero-filled by calloc, so pages never touched cost nothing.
   size_t delegate_bytes = size_t{64} << 20;
-  /// Scratch memory kernels may use within one instruction.
+  /// Scratch memory kernels may use within one instruction; more when a kernel call needs room
+  /// for float32 copies of its Half/BFloat16 tensors (`MethodMeta::float16_copy_bytes`), up to
+  /// `max_memory`.
   size_t temp_bytes = size_t{16} << 20;
   /// Kernels to resolve operators with; null means `default_kernel_registry()`.
   const KernelRegistry* kernels = nullptr;

@@ -71,6 +71,12 @@ class MethodMeta {
   uint64_t planned_buffer_size(size_t i) const;
   /// Total bytes of all planned buffers (saturates at UINT64_MAX).
   uint64_t planned_bytes() const;
+  /// Temp memory the kernel call with the most Half or BFloat16 data needs to hold float32
+  /// copies of its 16-bit tensors (kernels that compute them in float32 take such copies; see
+  /// etkit/kernels' float16_proxy.h): the largest, over kernel calls, of 4 bytes per element of
+  /// each distinct 16-bit tensor argument at its planned (upper-bound) sizes, plus alignment. 0 for
+  /// a method without 16-bit tensors. Saturates at UINT64_MAX.
+  uint64_t float16_copy_bytes() const;
   /// Bytes the method allocator needs to load this method (an upper bound).
   size_t method_allocator_bytes() const;
   /// Name of instruction `i` (flat index over the chains, as `Method::instruction_name`):
