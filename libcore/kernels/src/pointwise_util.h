@@ -88,6 +88,13 @@ void map_to(Tensor& out, const std::array<Operand, N>& in, Op op) {
       return;
     }
   }
+  if constexpr (std::is_same_v<Compute, float>) {
+    // 16-bit inputs into another dtype (a comparison's bool, a float32 out): widen by blocks.
+    if (has_float16_input(in)) {
+      elementwise_from_float16<Out, N>(out, in, op);
+      return;
+    }
+  }
   if constexpr (std::is_same_v<Out, Compute> && N <= 2) {
     bool same = true;
     for (const Operand& o : in) same = same && o.dtype == out.dtype();

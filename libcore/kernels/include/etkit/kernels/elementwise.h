@@ -106,9 +106,15 @@ void for_each_run(const Tensor& out, const std::array<Operand, N>& in, Run&& run
   }
 }
 
+/// A loop over contiguous memory, out[i] = f(in[i]) for i in [0, n), standing in for the fast
+/// path's own loop (float_loops.h: the same function compiled for the CPU's widest vectors).
+template <typename C>
+using LinearLoop = void (*)(const C* in, C* out, int64_t n);
+
 namespace detail {
 
-// Elements per block of the 16-bit path: three float buffers of this many on the stack.
+// Elements per block of the 16-bit paths: up to three input buffers and one result buffer of
+// this many on the stack.
 inline constexpr int64_t kFloat16Block = 512;
 
 // buf[j] = element base + j * step of `op` read as C, for j in [0, n).
@@ -133,36 +139,41 @@ void gather_as(const Operand& op, int64_t base, int64_t step, int64_t n, C* buf)
   for (int64_t j = 0; j < n; ++j) buf[j] = load_as<C>(op.data, op.dtype, base + j * step);
 }
 
-}  // namespace detail
-
-/// out[i] = op(in[0][i], ..., in[N-1][i]) for a Half or BFloat16 `out`, N in 1..3: each input
-/// read as `C` (float, or double where the operator computes in it), each result rounded to
-/// out's dtype as it is stored. When every input walks like out or is one element, the whole
-/// tensor is one run of blocks.
-template <typename C, size_t N, typename Op>
-void elementwise_float16(Tensor& out, const std::array<Operand, N>& in, Op op) {
-  static_assert(N >= 1 && N <= 3, "elementwise_float16 supports one to three inputs");
-  auto* o = static_cast<uint16_t*>(out.data());
-  const ScalarType dtype = out.dtype();
+// The loop of the 16-bit paths. Walks `out` in memory order in blocks: gathers each input's
+// elements as C into stack buffers (16-bit ones with widen_float16's vector conversion), computes
+// the results as R into `dest(pos, n)` (n writable R for out's elements pos..pos+n-1), then calls
+// `commit(pos, results, n)`. `linear` (N = 1, C = R = float), if given, computes a whole block.
+// When every input walks like out or is one element, the whole tensor is one run of blocks.
+template <typename C, typename R, size_t N, typename Op, typename Dest, typename Commit>
+void blocked_loop(const Tensor& out, const std::array<Operand, N>& in, Op op, LinearLoop<C> linear,
+                  Dest dest, Commit commit) {
+  static_assert(N >= 1 && N <= 3, "the 16-bit paths take one to three inputs");
   auto run = [&](int64_t pos, const std::array<int64_t, N>& base,
                  const std::array<int64_t, N>& step, int64_t count) {
-    C buf[N][detail::kFloat16Block];
-    float result[detail::kFloat16Block];
-    for (int64_t done = 0; done < count; done += detail::kFloat16Block) {
-      const int64_t n = count - done < detail::kFloat16Block ? count - done : detail::kFloat16Block;
+    C buf[N][kFloat16Block];
+    for (int64_t done = 0; done < count; done += kFloat16Block) {
+      const int64_t n = count - done < kFloat16Block ? count - done : kFloat16Block;
       for (size_t k = 0; k < N; ++k) {
-        detail::gather_as<C>(in[k], base[k] + done * step[k], step[k], n, buf[k]);
+        gather_as<C>(in[k], base[k] + done * step[k], step[k], n, buf[k]);
+      }
+      R* result = dest(pos + done, n);
+      if constexpr (N == 1 && std::is_same_v<C, float> && std::is_same_v<R, float>) {
+        if (linear != nullptr) {
+          linear(buf[0], result, n);
+          commit(pos + done, result, n);
+          continue;
+        }
       }
       for (int64_t j = 0; j < n; ++j) {
         if constexpr (N == 1) {
-          result[j] = convert<float>(op(buf[0][j]));
+          result[j] = convert<R>(op(buf[0][j]));
         } else if constexpr (N == 2) {
-          result[j] = convert<float>(op(buf[0][j], buf[1][j]));
+          result[j] = convert<R>(op(buf[0][j], buf[1][j]));
         } else {
-          result[j] = convert<float>(op(buf[0][j], buf[1][j], buf[2][j]));
+          result[j] = convert<R>(op(buf[0][j], buf[1][j], buf[2][j]));
         }
       }
-      narrow_float16(result, dtype, o + pos + done, n);
+      commit(pos + done, result, n);
     }
   };
   if (out.numel() == 0) return;
@@ -170,9 +181,9 @@ void elementwise_float16(Tensor& out, const std::array<Operand, N>& in, Op op) {
   std::array<int64_t, N> base{};
   std::array<int64_t, N> step{};
   for (size_t k = 0; k < N; ++k) {
-    const detail::Walk walk = detail::classify(in[k], out);
-    flat = flat && walk != detail::Walk::Strided;
-    step[k] = walk == detail::Walk::Linear ? 1 : 0;
+    const Walk walk = classify(in[k], out);
+    flat = flat && walk != Walk::Strided;
+    step[k] = walk == Walk::Linear ? 1 : 0;
   }
   if (flat) {
     run(int64_t{0}, base, step, out.numel());
@@ -181,10 +192,43 @@ void elementwise_float16(Tensor& out, const std::array<Operand, N>& in, Op op) {
   for_each_run<N>(out, in, run);
 }
 
-/// A loop over contiguous memory, out[i] = f(in[i]) for i in [0, n), standing in for the fast
-/// path's own loop (float_loops.h: the same function compiled for the CPU's widest vectors).
-template <typename C>
-using LinearLoop = void (*)(const C* in, C* out, int64_t n);
+}  // namespace detail
+
+/// out[i] = op(in[0][i], ..., in[N-1][i]) for a Half or BFloat16 `out`, N in 1..3: each input
+/// read as `C` (float, or double where the operator computes in it), each result rounded to
+/// out's dtype as it is stored. `linear`, as elementwise's, computes a block of float32 at once.
+template <typename C, size_t N, typename Op>
+void elementwise_float16(Tensor& out, const std::array<Operand, N>& in, Op op,
+                         LinearLoop<C> linear = nullptr) {
+  auto* o = static_cast<uint16_t*>(out.data());
+  const ScalarType dtype = out.dtype();
+  float result[detail::kFloat16Block];
+  detail::blocked_loop<C, float, N>(
+      out, in, op, linear, [&](int64_t, int64_t) { return result; },
+      [&](int64_t pos, const float* r, int64_t n) { narrow_float16(r, dtype, o + pos, n); });
+}
+
+/// out[i] = convert<Out>(op(...)) for an out of C++ type `Out` whose inputs include a Half or
+/// BFloat16 one, computed in float32: the 16-bit inputs are widened a block at a time instead of
+/// one element at a time.
+template <typename Out, size_t N, typename Op>
+void elementwise_from_float16(Tensor& out, const std::array<Operand, N>& in, Op op,
+                              LinearLoop<float> linear = nullptr) {
+  Out* o = out.data_as<Out>();
+  detail::blocked_loop<float, Out, N>(
+      out, in, op, linear, [o](int64_t pos, int64_t) { return o + pos; },
+      [](int64_t, const Out*, int64_t) {});
+}
+
+/// True if an input of `in` is Half or BFloat16.
+template <size_t N>
+bool has_float16_input(const std::array<Operand, N>& in) {
+  for (const Operand& op : in) {
+    if (is_float16_type(op.dtype)) return true;
+  }
+  return false;
+}
+
 
 /// out[i] = op(in[0][i], ..., in[N-1][i]) for N in {1, 2}, computed in `C`, the C++ type of
 /// `out.dtype()` (float for a Half or BFloat16 out: elementwise_float16). Inputs of other dtypes
@@ -196,7 +240,11 @@ void elementwise(Tensor& out, const std::array<Operand, N>& in, Op op,
   static_assert(N == 1 || N == 2, "elementwise supports one or two inputs");
   if constexpr (std::is_same_v<C, float>) {
     if (is_float16_type(out.dtype())) {
-      elementwise_float16<C, N>(out, in, op);
+      elementwise_float16<C, N>(out, in, op, linear);
+      return;
+    }
+    if (has_float16_input(in)) {
+      elementwise_from_float16<float, N>(out, in, op, linear);
       return;
     }
   }
