@@ -13,6 +13,7 @@
 #include "etkit/runtime/half.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <cpuid.h>
 #include <immintrin.h>
 #define ETKIT_FLOAT16_F16C 1
 #endif
@@ -75,8 +76,12 @@ struct HalfLoops {
 
 HalfLoops choose() {
 #ifdef ETKIT_FLOAT16_F16C
+  // F16C from CPUID leaf 1 (clang's __builtin_cpu_supports does not know "f16c"); "avx" also
+  // checks that the OS saves the ymm registers.
   __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx") && __builtin_cpu_supports("f16c")) {
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  if (__builtin_cpu_supports("avx") && __get_cpuid(1, &eax, &ebx, &ecx, &edx) != 0 &&
+      (ecx & bit_F16C) != 0) {
     return {widen_half_f16c, narrow_half_f16c};
   }
 #endif
