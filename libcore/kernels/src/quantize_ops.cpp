@@ -78,7 +78,7 @@ void quantize_per_tensor_out(KernelContext& ctx, std::span<EValue*> args) {
   const float zero_point = static_cast<float>(static_cast<int32_t>(p.zero_point));
   const int64_t qmin = p.quant_min;
   const int64_t qmax = p.quant_max;
-  pointwise::dispatch_pair(out->dtype(), in_type, [&](auto out_tag, auto in_tag) {
+  quant::dispatch_quantized_and(out->dtype(), in_type, [&](auto out_tag, auto in_tag) {
     using O = typename decltype(out_tag)::type;
     using I = typename decltype(in_tag)::type;
     if constexpr (std::is_floating_point_v<I> && kIsWrapInt<O>) {
@@ -105,7 +105,7 @@ void dequantize_per_tensor_out(KernelContext& ctx, std::span<EValue*> args) {
   const Operand in = broadcast_operand(*p.input, out->sizes());
   const float scale = quant::narrow_to_float(p.scale);
   const int64_t zero_point = static_cast<int32_t>(p.zero_point);
-  pointwise::dispatch_pair(out->dtype(), p.dtype, [&](auto out_tag, auto in_tag) {
+  quant::dispatch_quantized_and(p.dtype, out->dtype(), [&](auto in_tag, auto out_tag) {
     using O = typename decltype(out_tag)::type;
     using I = typename decltype(in_tag)::type;
     if constexpr (std::is_floating_point_v<O> && kIsWrapInt<I>) {
@@ -200,7 +200,7 @@ void quantize_per_channel_out(KernelContext& ctx, std::span<EValue*> args) {
   if (!check_dtype_is(ctx, *out, "out", p.dtype) || !resize_out(ctx, *out, p.input->sizes())) {
     return;
   }
-  dispatch_dtype(p.dtype, [&](auto tag) {
+  quant::dispatch_quantized(p.dtype, [&](auto tag) {
     using O = typename decltype(tag)::type;
     if constexpr (kIsWrapInt<O>) {
       O* o = out->data_as<O>();
@@ -326,7 +326,7 @@ void quantize_per_token_out(KernelContext& ctx, std::span<EValue*> args) {
       out->numel() == 0) {
     return;
   }
-  pointwise::dispatch_pair(p.dtype, in_type, [&](auto out_tag, auto in_tag) {
+  quant::dispatch_quantized_and(p.dtype, in_type, [&](auto out_tag, auto in_tag) {
     using O = typename decltype(out_tag)::type;
     using I = typename decltype(in_tag)::type;
     if constexpr (std::is_floating_point_v<I> && kIsWrapInt<O>) {
@@ -362,7 +362,7 @@ void dequantize_per_token_out(KernelContext& ctx, std::span<EValue*> args) {
       !resize_out(ctx, *out, p.input->sizes()) || out->numel() == 0) {
     return;
   }
-  dispatch_dtype(p.dtype, [&](auto in_tag) {
+  quant::dispatch_quantized(p.dtype, [&](auto in_tag) {
     using I = typename decltype(in_tag)::type;
     if constexpr (kIsWrapInt<I>) {
       const I* q = p.input->data_as<I>();

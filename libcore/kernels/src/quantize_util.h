@@ -45,12 +45,38 @@ inline bool quantized_range(ScalarType t, int64_t* lo, int64_t* hi) {
     case ScalarType::Byte: *lo = 0; *hi = 255; return true;
     case ScalarType::Char: *lo = -128; *hi = 127; return true;
     case ScalarType::Short: *lo = -32768; *hi = 32767; return true;
+    case ScalarType::UInt16: *lo = 0; *hi = 65535; return true;
     case ScalarType::Int:
       *lo = std::numeric_limits<int32_t>::min();
       *hi = std::numeric_limits<int32_t>::max();
       return true;
     default: return false;
   }
+}
+
+/// Calls `f(TypeTag<Q>{})` for the C++ type of quantized dtype `t` (uint8, int8, int16, uint16,
+/// int32); false for any other. uint16 is a dtype only quantized values have in etkit.
+template <typename F>
+bool dispatch_quantized(ScalarType t, F&& f) {
+  switch (t) {
+    case ScalarType::Byte: f(TypeTag<uint8_t>{}); return true;
+    case ScalarType::Char: f(TypeTag<int8_t>{}); return true;
+    case ScalarType::Short: f(TypeTag<int16_t>{}); return true;
+    case ScalarType::UInt16: f(TypeTag<uint16_t>{}); return true;
+    case ScalarType::Int: f(TypeTag<int32_t>{}); return true;
+    default: return false;
+  }
+}
+
+/// Calls `f(TypeTag<Q>{}, TypeTag<C>{})` for quantized dtype `q` and arithmetic dtype `c`
+/// (Half and BFloat16 as float); false if either is not one.
+template <typename F>
+bool dispatch_quantized_and(ScalarType q, ScalarType c, F&& f) {
+  bool ok = false;
+  dispatch_quantized(q, [&](auto q_tag) {
+    ok = dispatch_compute(c, [&](auto c_tag) { f(q_tag, c_tag); });
+  });
+  return ok;
 }
 
 /// Fails (InvalidType) unless `dtype` is a quantized dtype, then (InvalidArgument) unless
@@ -60,7 +86,8 @@ inline bool check_quant_range(KernelContext& ctx, ScalarType dtype, int64_t quan
   int64_t lo = 0;
   int64_t hi = 0;
   if (!quantized_range(dtype, &lo, &hi)) {
-    ctx.fail(ErrorCode::InvalidType, "dtype is %s, expected one of uint8, int8, int16, int32",
+    ctx.fail(ErrorCode::InvalidType,
+             "dtype is %s, expected one of uint8, int8, int16, uint16, int32",
              scalar_type_name(dtype));
     return false;
   }

@@ -184,7 +184,7 @@ TEST_CASE("kernel choose_qparams: per tensor errors") {
     check_error(run(dx, 0, 255, 0.0, U8, scale, zp), ErrorCode::InvalidType,
                 "input has dtype float64, expected float32");
     check_error(run(x, 0, 255, 0.0, F, scale, zp), ErrorCode::InvalidType,
-                "dtype is float32, expected one of uint8, int8, int16, int32");
+                "dtype is float32, expected one of uint8, int8, int16, uint16, int32");
     auto fscale = zeros(F, {1});
     check_error(run(x, 0, 255, 0.0, U8, fscale, zp), ErrorCode::InvalidType,
                 "scale_out has dtype float32, expected float64");

@@ -83,7 +83,7 @@ TEST_CASE("kernel quantize: per tensor") {
                 ErrorCode::InvalidType, "out has dtype int8, expected uint8");
     auto lout = zeros(L, {2});
     check_error(Args().t(x).d(1.0).i(0).i(-128).i(127).i(wire(L)).t(lout).run(kQuantize),
-                ErrorCode::InvalidType, "dtype is int64, expected one of uint8, int8, int16, int32");
+                ErrorCode::InvalidType, "dtype is int64, expected one of uint8, int8, int16, uint16, int32");
     check_error(Args().t(x).d(1.0).i(0).i(-129).i(127).i(wire(C8)).t(out).run(kQuantize),
                 ErrorCode::InvalidArgument, "quant_min -129 and quant_max 127 do not make a range");
     check_error(Args().t(x).d(1.0).i(0).i(5).i(4).i(wire(C8)).t(out).run(kQuantize),
@@ -214,6 +214,42 @@ TEST_CASE("kernel quantize: per channel along an axis") {
               ErrorCode::InvalidArgument, "scales");
 }
 
+TEST_CASE("kernel quantize: uint16 values, per tensor, per channel and per token") {
+  constexpr auto U16 = ScalarType::UInt16;
+  // scale 0.5, zp 30000: 1000 -> 2000 + 30000; -20000 -> -40000 + 30000 -> 0 (clamped);
+  // 20000 -> 40000 + 30000 -> 65535 (clamped); 0.75 -> 1.5 -> 2 (half to even) + 30000.
+  auto x = make(F, {4}, {1000, -20000, 20000, 0.75});
+  auto q = zeros(U16, {4});
+  check_ok(Args().t(x).d(0.5).i(30000).i(0).i(65535).i(wire(U16)).t(q).run(kQuantize));
+  check_tensor(q.tensor(), U16, {4}, {32000, 0, 65535, 30002});
+  auto back = zeros(F, {4});
+  check_ok(Args().t(q).d(0.5).i(30000).i(0).i(65535).i(wire(U16)).none().t(back).run(kDequantize));
+  check_tensor(back.tensor(), F, {4}, {1000, -15000, 17767.5, 1});
+  // Per channel (axis 0, scales {1, 0.25}) and per token (rows, the same parameters).
+  auto m = make(F, {2, 2}, {5, 70000, 1, -1});
+  auto scales = make(D, {2}, {1, 0.25});
+  auto zps = make(L, {2}, {0, 100});
+  auto qc = zeros(U16, {2, 2});
+  check_ok(Args().t(m).t(scales).t(zps).i(0).i(0).i(65535).i(wire(U16)).t(qc).run(
+      "quantized_decomposed::quantize_per_channel.out"));
+  check_tensor(qc.tensor(), U16, {2, 2}, {5, 65535, 104, 96});
+  auto dc = zeros(F, {2, 2});
+  check_ok(Args().t(qc).t(scales).t(zps).i(0).i(0).i(65535).i(wire(U16)).none().t(dc).run(
+      "quantized_decomposed::dequantize_per_channel.out"));
+  check_tensor(dc.tensor(), F, {2, 2}, {5, 65535, 1, -1});
+  auto tscales = make(D, {2, 1}, {1, 0.25});
+  auto tzps = make(L, {2, 1}, {0, 100});
+  auto qt = zeros(U16, {2, 2});
+  check_ok(Args().t(m).t(tscales).t(tzps).i(0).i(65535).i(wire(U16)).t(qt).run(
+      "quantized_decomposed::quantize_per_token.out"));
+  check_tensor(qt.tensor(), U16, {2, 2}, {5, 65535, 104, 96});
+  auto dt = zeros(F, {2, 2});
+  check_ok(Args().t(qt).t(tscales).t(tzps).i(0).i(65535).i(wire(U16)).i(wire(F)).t(dt).run(
+      "quantized_decomposed::dequantize_per_token.out"));
+  check_tensor(dt.tensor(), F, {2, 2}, {5, 65535, 1, -1});
+  check_error(Args().t(x).d(0.5).i(0).i(0).i(65536).i(wire(U16)).t(q).run(kQuantize),
+              ErrorCode::InvalidArgument, "do not make a range within uint16 [0, 65535]");
+}
 
 // Per token: token t (a row over the last dimension) uses scales[t] and zero_points[t], the
 // per-tensor formulas above otherwise.
@@ -308,7 +344,7 @@ TEST_CASE("kernel quantize: per token") {
                 "out has dtype int8, expected uint8");
     auto lout = zeros(L, {2, 3});
     check_error(run(x, scales, zps, -128, 127, L, lout), ErrorCode::InvalidType,
-                "dtype is int64, expected one of uint8, int8, int16, int32");
+                "dtype is int64, expected one of uint8, int8, int16, uint16, int32");
     check_error(run(x, scales, zps, -128, 128, C8, out), ErrorCode::InvalidArgument,
                 "quant_min -128 and quant_max 128 do not make a range within int8");
     check_error(run(x, scales, zps, 1, 0, C8, out), ErrorCode::InvalidArgument,

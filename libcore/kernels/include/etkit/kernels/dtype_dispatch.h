@@ -32,6 +32,7 @@ constexpr ScalarType dtype_of() {
   else if constexpr (std::is_same_v<T, int32_t>) return ScalarType::Int;
   else if constexpr (std::is_same_v<T, int64_t>) return ScalarType::Long;
   else if constexpr (std::is_same_v<T, float>) return ScalarType::Float;
+  else if constexpr (std::is_same_v<T, uint16_t>) return ScalarType::UInt16;  // quantized values
   else return ScalarType::Double;
 }
 
@@ -84,6 +85,8 @@ inline C load_as(const void* base, ScalarType t, int64_t index) {
     case ScalarType::Long: return convert<C>(static_cast<const int64_t*>(base)[index]);
     case ScalarType::Float: return convert<C>(static_cast<const float*>(base)[index]);
     case ScalarType::Double: return convert<C>(static_cast<const double*>(base)[index]);
+    case ScalarType::UInt16:  // only quantized values (quantize_util.h's dispatch_quantized)
+      return convert<C>(static_cast<const uint16_t*>(base)[index]);
     case ScalarType::Half:
       return convert<C>(half_bits_to_float(static_cast<const uint16_t*>(base)[index]));
     case ScalarType::BFloat16:
