@@ -301,63 +301,32 @@ void elementwise(Tensor& out, const std::array<Operand, N>& in, Op op,
     }
   }
 
-  // General path: visit output dimensions in the output's dim order, innermost last, so that
-  // the output offset is simply the running element count.
-  const int rank = out.dim();
-  if (rank == 0) {
-    if constexpr (N == 1) {
-      o[0] = op(load_as<C>(in[0].data, in[0].dtype, 0));
-    } else {
-      o[0] = op(load_as<C>(in[0].data, in[0].dtype, 0), load_as<C>(in[1].data, in[1].dtype, 0));
-    }
-    return;
-  }
-  int order[kMaxRank];
-  for (int k = 0; k < rank; ++k) order[k] = out.dim_order()[static_cast<size_t>(k)];
-  const int inner = order[rank - 1];
-  const int64_t inner_size = out.size(inner);
-  std::array<int64_t, N> inner_stride;
-  for (size_t k = 0; k < N; ++k) inner_stride[k] = in[k].strides[inner];
-
-  int64_t index[kMaxRank] = {};
-  std::array<int64_t, N> base{};
-  int64_t out_pos = 0;
-  while (out_pos < numel) {
+  // General path: runs of the innermost dimension in the output's dim order (for_each_run), so
+  // that the output offset is simply the running element count.
+  for_each_run<N>(out, in, [&](int64_t pos, const std::array<int64_t, N>& base,
+                               const std::array<int64_t, N>& step, int64_t count) {
     if constexpr (N == 1) {
       if (same_dtype) {
         const C* a = static_cast<const C*>(in[0].data) + base[0];
-        for (int64_t j = 0; j < inner_size; ++j) o[out_pos + j] = op(a[j * inner_stride[0]]);
+        for (int64_t j = 0; j < count; ++j) o[pos + j] = op(a[j * step[0]]);
       } else {
-        for (int64_t j = 0; j < inner_size; ++j) {
-          o[out_pos + j] = op(load_as<C>(in[0].data, in[0].dtype, base[0] + j * inner_stride[0]));
+        for (int64_t j = 0; j < count; ++j) {
+          o[pos + j] = op(load_as<C>(in[0].data, in[0].dtype, base[0] + j * step[0]));
         }
       }
     } else {
       if (same_dtype) {
         const C* a = static_cast<const C*>(in[0].data) + base[0];
         const C* b = static_cast<const C*>(in[1].data) + base[1];
-        for (int64_t j = 0; j < inner_size; ++j) {
-          o[out_pos + j] = op(a[j * inner_stride[0]], b[j * inner_stride[1]]);
-        }
+        for (int64_t j = 0; j < count; ++j) o[pos + j] = op(a[j * step[0]], b[j * step[1]]);
       } else {
-        for (int64_t j = 0; j < inner_size; ++j) {
-          o[out_pos + j] = op(load_as<C>(in[0].data, in[0].dtype, base[0] + j * inner_stride[0]),
-                              load_as<C>(in[1].data, in[1].dtype, base[1] + j * inner_stride[1]));
+        for (int64_t j = 0; j < count; ++j) {
+          o[pos + j] = op(load_as<C>(in[0].data, in[0].dtype, base[0] + j * step[0]),
+                          load_as<C>(in[1].data, in[1].dtype, base[1] + j * step[1]));
         }
       }
     }
-    out_pos += inner_size;
-    // Advance the odometer over the outer dimensions (order[rank-2] fastest).
-    for (int k = rank - 2; k >= 0; --k) {
-      const int d = order[k];
-      if (++index[d] < out.size(d)) {
-        for (size_t q = 0; q < N; ++q) base[q] += in[q].strides[d];
-        break;
-      }
-      for (size_t q = 0; q < N; ++q) base[q] -= in[q].strides[d] * (index[d] - 1);
-      index[d] = 0;
-    }
-  }
+  });
 }
 
 /// Copies `in` (of `out`'s dtype, any element size 1/2/4/8) into `out` through `in`'s strides.
