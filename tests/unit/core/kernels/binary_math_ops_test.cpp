@@ -63,6 +63,67 @@ TEST_CASE("kernel fmod / remainder: dividend's sign vs divisor's sign") {
   CHECK(std::isnan(values(fz.tensor())[0]));
 }
 
+TEST_CASE("kernel fmod / remainder of float32: bit for bit C's fmod, quotients near integers") {
+  // float32 fmod takes a path without libm (a - trunc(a / b) * b in double); C's fmod is the
+  // reference. Pairs: pseudo-random bits with nearby exponents (quotients up to ~2^12), exact
+  // multiples and their neighbours one ulp away (quotients within 2^-24 of an integer), signed
+  // zeros, and the cases left to libm (huge quotients, zero divisors, NaN, infinities).
+  std::vector<double> a;
+  std::vector<double> b;
+  uint32_t seed = 12345;
+  auto next = [&seed] {
+    seed = seed * 1664525u + 1013904223u;
+    return seed;
+  };
+  for (int i = 0; i < 20000; ++i) {
+    const float x = std::ldexp(static_cast<float>(next() >> 8) / 16777216.0f + 0.5f,
+                               static_cast<int>(next() % 24) - 12);
+    const float y = std::ldexp(static_cast<float>(next() >> 8) / 16777216.0f + 0.5f,
+                               static_cast<int>(next() % 8) - 4);
+    const float k = static_cast<float>(next() % 1000 + 1);
+    const float multiple = k * y;
+    for (float v : {x, multiple, std::nextafter(multiple, 0.0f), std::nextafter(multiple, 1e30f)}) {
+      a.push_back(i % 2 == 0 ? v : -v);
+      b.push_back(i % 3 == 0 ? -y : y);
+    }
+  }
+  const double inf = std::numeric_limits<double>::infinity();
+  for (auto [x, y] : {std::pair{0.0, 1.0}, {-0.0, 3.0}, {1e30, 3.0}, {5.0, 0.0}, {inf, 2.0},
+                      {2.0, inf}, {std::nan(""), 1.0}, {-6.0, 3.0}, {6.0, -3.0}}) {
+    a.push_back(x);
+    b.push_back(y);
+  }
+  const int32_t n = static_cast<int32_t>(a.size());
+  auto ta = make(F, {n}, a);
+  auto tb = make(F, {n}, b);
+  auto fout = zeros(F, {n});
+  check_ok(Args().t(ta).t(tb).t(fout).run("aten::fmod.Tensor_out"));
+  auto rout = zeros(F, {n});
+  check_ok(Args().t(ta).t(tb).t(rout).run("aten::remainder.Tensor_out"));
+  const std::vector<double> fm = values(fout.tensor());
+  const std::vector<double> rm = values(rout.tensor());
+  int fmod_mismatches = 0;
+  int remainder_mismatches = 0;
+  for (int32_t i = 0; i < n; ++i) {
+    const float x = static_cast<float>(a[static_cast<size_t>(i)]);
+    const float y = static_cast<float>(b[static_cast<size_t>(i)]);
+    const float want = std::fmod(x, y);
+    const float got = static_cast<float>(fm[static_cast<size_t>(i)]);
+    const bool same = (std::isnan(want) && std::isnan(got)) ||
+                      (want == got && std::signbit(want) == std::signbit(got));
+    if (!same) {
+      ++fmod_mismatches;
+      MESSAGE("fmod(", x, ", ", y, ") = ", got, ", expected ", want);
+    }
+    float r = want;
+    if (r != 0 && ((y < 0) != (r < 0))) r += y;
+    const float rgot = static_cast<float>(rm[static_cast<size_t>(i)]);
+    if (!((std::isnan(r) && std::isnan(rgot)) || r == rgot)) ++remainder_mismatches;
+  }
+  CHECK(fmod_mismatches == 0);
+  CHECK(remainder_mismatches == 0);
+}
+
 TEST_CASE("kernel atan2: quadrants; integers in float32") {
   auto y = make(I, {4}, {1, 1, -1, -1});
   auto x = make(I, {4}, {1, -1, -1, 1});
