@@ -208,6 +208,35 @@ TEST_CASE("float16 elementwise: activations, clamp, where, comparisons, logical 
   }
 }
 
+TEST_CASE("float16 elementwise: rounding and unary math ops") {
+  SUBCASE("round is half to even, abs and sign keep signed zeros and NaN") {
+    auto a = make(H, {5}, {2.5, -0.5, 1.5, -0.0, kNaN});
+    auto r = zeros(H, {5});
+    check_ok(Args().t(a).t(r).run("aten::round.out"));
+    const std::vector<double> got = values(r.tensor());
+    CHECK(got[0] == 2);
+    CHECK(got[1] == 0);
+    CHECK(std::signbit(got[1]));
+    CHECK(got[2] == 2);
+    CHECK(std::isnan(got[4]));
+    auto abs = zeros(BF, {5});
+    auto ba = make(BF, {5}, {2.5, -0.5, 1.5, -0.0, kNaN});
+    check_ok(Args().t(ba).t(abs).run("aten::abs.out"));
+    const std::vector<double> ag = values(abs.tensor());
+    CHECK(ag[1] == 0.5);
+    CHECK_FALSE(std::signbit(ag[3]));
+    CHECK(std::isnan(ag[4]));
+  }
+  SUBCASE("sin of Half: float32 sin, rounded") {
+    // sin 0.5 = 0.47943 -> 0.4794921875; sin 1 = 0.84147 -> 0.84130859375; sin 3 = 0.14112
+    // -> 0.14111328125.
+    auto a = make(H, {3}, {0.5, 1, 3});
+    auto out = zeros(H, {3});
+    check_ok(Args().t(a).t(out).run("aten::sin.out"));
+    check_tensor(out.tensor(), H, {3}, {0.4794921875, 0.84130859375, 0.14111328125});
+  }
+}
+
 TEST_CASE("float16: creation ops, padding and nonzero write and read 16-bit values") {
   SUBCASE("arange computes in float32, then rounds") {
     // float32(0.1) * i, each rounded to Half.
