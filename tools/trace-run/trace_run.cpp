@@ -7,6 +7,7 @@
 #include "etkit/host/default_registries.h"
 #include "etkit/host/external_data.h"
 #include "etkit/host/file_util.h"
+#include "etkit/inspect/kernel_list.h"
 #include "etkit/kernels/random.h"
 #include "etkit/tools/cli.h"
 #include "etkit/tools/diagnostics.h"
@@ -59,7 +60,8 @@ int trace_run_main(int argc, char** argv, const BackendRegistry* backends) {
   bool list_kernels = false;
   app.add_option("program", options.program_path, "Program file (.pte or .bpte)");
   app.add_flag("--list-kernels", list_kernels,
-               "Print every registered operator, one per line, sorted; no program needed");
+               "Print every registered operator and the dtypes its kernel takes, one per line, "
+               "sorted (with --format json, a JSON array); no program needed");
   app.add_option("--method", options.method,
                  "Method to run (default: forward, or the only method)");
   app.add_flag("--list", options.list, "Print each method's inputs and outputs; do not run");
@@ -145,9 +147,11 @@ int trace_run_main(int argc, char** argv, const BackendRegistry* backends) {
   add_version_flag(app);
   if (std::optional<int> exit = parse_command_line(app, argc, argv)) return *exit;
   if (list_kernels) {
-    for (const KernelEntry& e : default_kernel_registry().entries()) {
-      std::printf("%.*s\n", static_cast<int>(e.name.size()), e.name.data());
-    }
+    std::fputs(inspect::render_kernel_list(default_kernel_registry().entries(),
+                                           format == "json" ? inspect::KernelListFormat::Json
+                                                            : inspect::KernelListFormat::Text)
+                   .c_str(),
+               stdout);
     return kExitOk;
   }
   if (options.program_path.empty()) {

@@ -11,6 +11,7 @@
 #include <cmath>
 #include <string_view>
 
+#include "etkit/kernels/dtype_sets.h"
 #include "etkit/kernels/elementwise.h"
 #include "etkit/kernels/fast_math.h"
 #include "float_loops.h"
@@ -215,11 +216,11 @@ void silu_out(KernelContext& ctx, std::span<EValue*> args) {
 
 std::span<const KernelEntry> activation_kernels() {
   static constexpr KernelEntry kTable[] = {
-      {"aten::gelu.out", gelu_out},
-      {"aten::hardtanh.out", hardtanh_out},
-      {"aten::relu.out", relu_out},
-      {"aten::sigmoid.out", sigmoid_out},
-      {"aten::silu.out", silu_out},
+      {"aten::gelu.out", gelu_out, kFloatingDtypes},
+      {"aten::hardtanh.out", hardtanh_out, kNumericDtypes},
+      {"aten::relu.out", relu_out, kNumericDtypes},
+      {"aten::sigmoid.out", sigmoid_out, kArithmeticDtypes},
+      {"aten::silu.out", silu_out, kFloatingDtypes},
   };
   return kTable;
 }

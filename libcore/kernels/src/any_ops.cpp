@@ -6,6 +6,7 @@
 
 #include <cstdint>
 
+#include "etkit/kernels/dtype_sets.h"
 #include "etkit/kernels/kernel_util.h"
 #include "float16_proxy.h"
 #include "kernels.h"
@@ -79,9 +80,9 @@ void any_dims_out(KernelContext& ctx, std::span<EValue*> args) {
 
 std::span<const KernelEntry> any_kernels() {
   static constexpr KernelEntry kTable[] = {
-      {"aten::any.all_out", via_float32<any_all_out>},
-      {"aten::any.dims_out", via_float32<any_dims_out>},
-      {"aten::any.out", via_float32<any_dim_out>},
+      {"aten::any.all_out", via_float32<any_all_out>, kArithmeticDtypes},
+      {"aten::any.dims_out", via_float32<any_dims_out>, kArithmeticDtypes},
+      {"aten::any.out", via_float32<any_dim_out>, kArithmeticDtypes},
   };
   return kTable;
 }

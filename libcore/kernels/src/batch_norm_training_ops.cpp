@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstdint>
 
+#include "etkit/kernels/dtype_sets.h"
 #include "etkit/kernels/kernel_util.h"
 #include "float16_proxy.h"
 #include "kernels.h"
@@ -201,8 +202,9 @@ void batch_norm_legit_no_stats_out(KernelContext& ctx, std::span<EValue*> args) 
 
 std::span<const KernelEntry> batch_norm_training_kernels() {
   static constexpr KernelEntry kTable[] = {
-      {"aten::_native_batch_norm_legit.no_stats_out", via_float32<batch_norm_legit_no_stats_out>},
-      {"aten::_native_batch_norm_legit.out", via_float32<batch_norm_legit_out>},
+      {"aten::_native_batch_norm_legit.no_stats_out",
+       via_float32<batch_norm_legit_no_stats_out>, kFloatingDtypes},
+      {"aten::_native_batch_norm_legit.out", via_float32<batch_norm_legit_out>, kFloatingDtypes},
   };
   return kTable;
 }

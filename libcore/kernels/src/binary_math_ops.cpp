@@ -9,6 +9,7 @@
 #include <cmath>
 #include <type_traits>
 
+#include "etkit/kernels/dtype_sets.h"
 #include "etkit/kernels/elementwise.h"
 #include "etkit/kernels/kernel_util.h"
 #include "kernels.h"
@@ -149,13 +150,13 @@ void atan2_out(KernelContext& ctx, std::span<EValue*> args) {
 
 std::span<const KernelEntry> binary_math_kernels() {
   static constexpr KernelEntry kTable[] = {
-      {"aten::atan2.out", atan2_out},
-      {"aten::fmod.Scalar_out", binary_math_scalar<Op2::Fmod>},
-      {"aten::fmod.Tensor_out", binary_math<Op2::Fmod>},
-      {"aten::maximum.out", binary_math<Op2::Max>},
-      {"aten::minimum.out", binary_math<Op2::Min>},
-      {"aten::remainder.Scalar_out", binary_math_scalar<Op2::Remainder>},
-      {"aten::remainder.Tensor_out", binary_math<Op2::Remainder>},
+      {"aten::atan2.out", atan2_out, kArithmeticDtypes},
+      {"aten::fmod.Scalar_out", binary_math_scalar<Op2::Fmod>, kNumericDtypes},
+      {"aten::fmod.Tensor_out", binary_math<Op2::Fmod>, kNumericDtypes},
+      {"aten::maximum.out", binary_math<Op2::Max>, kArithmeticDtypes},
+      {"aten::minimum.out", binary_math<Op2::Min>, kArithmeticDtypes},
+      {"aten::remainder.Scalar_out", binary_math_scalar<Op2::Remainder>, kNumericDtypes},
+      {"aten::remainder.Tensor_out", binary_math<Op2::Remainder>, kNumericDtypes},
   };
   return kTable;
 }

@@ -9,6 +9,7 @@
 
 #include <cmath>
 
+#include "etkit/kernels/dtype_sets.h"
 #include "etkit/kernels/elementwise.h"
 #include "etkit/kernels/kernel_util.h"
 #include "kernels.h"
@@ -392,21 +393,21 @@ void pow_tensor_scalar_out(KernelContext& ctx, std::span<EValue*> args) {
 
 std::span<const KernelEntry> binary_kernels() {
   static constexpr KernelEntry kTable[] = {
-      {"aten::add.Scalar_out", add_scalar_out},
-      {"aten::add.out", add_out},
-      {"aten::div.Scalar_mode_out", div_scalar_mode_out},
-      {"aten::div.Scalar_out", div_scalar_out},
-      {"aten::div.out", div_out},
-      {"aten::div.out_mode", div_mode_out},
-      {"aten::floor_divide.out", floor_divide_out},
-      {"aten::mul.Scalar_out", mul_scalar_out},
-      {"aten::mul.out", mul_out},
-      {"aten::pow.Scalar_out", pow_scalar_out},
-      {"aten::pow.Tensor_Scalar_out", pow_tensor_scalar_out},
-      {"aten::pow.Tensor_Tensor_out", pow_tensor_tensor_out},
-      {"aten::rsub.Scalar_out", rsub_scalar_out},
-      {"aten::sub.Scalar_out", sub_scalar_out},
-      {"aten::sub.out", sub_out},
+      {"aten::add.Scalar_out", add_scalar_out, kArithmeticDtypes},
+      {"aten::add.out", add_out, kArithmeticDtypes},
+      {"aten::div.Scalar_mode_out", div_scalar_mode_out, kNumericDtypes},
+      {"aten::div.Scalar_out", div_scalar_out, kArithmeticDtypes},
+      {"aten::div.out", div_out, kArithmeticDtypes},
+      {"aten::div.out_mode", div_mode_out, kNumericDtypes},
+      {"aten::floor_divide.out", floor_divide_out, kNumericDtypes},
+      {"aten::mul.Scalar_out", mul_scalar_out, kArithmeticDtypes},
+      {"aten::mul.out", mul_out, kArithmeticDtypes},
+      {"aten::pow.Scalar_out", pow_scalar_out, kNumericDtypes},
+      {"aten::pow.Tensor_Scalar_out", pow_tensor_scalar_out, kNumericDtypes},
+      {"aten::pow.Tensor_Tensor_out", pow_tensor_tensor_out, kNumericDtypes},
+      {"aten::rsub.Scalar_out", rsub_scalar_out, kNumericDtypes},
+      {"aten::sub.Scalar_out", sub_scalar_out, kNumericDtypes},
+      {"aten::sub.out", sub_out, kNumericDtypes},
   };
   return kTable;
 }

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "etkit/kernels/dtype_sets.h"
 #include "etkit/kernels/elementwise.h"
 #include "etkit/kernels/kernel_util.h"
 #include "kernels.h"
@@ -128,19 +129,19 @@ void logical(KernelContext& ctx, std::span<EValue*> args) {
 
 std::span<const KernelEntry> bitwise_kernels() {
   static constexpr KernelEntry kTable[] = {
-      {"aten::bitwise_and.Scalar_out", bitwise_scalar<Bit::And>},
-      {"aten::bitwise_and.Tensor_out", bitwise_tensor<Bit::And>},
-      {"aten::bitwise_left_shift.Tensor_Scalar_out", bitwise_scalar<Bit::Shl>},
-      {"aten::bitwise_left_shift.Tensor_out", bitwise_tensor<Bit::Shl>},
-      {"aten::bitwise_or.Scalar_out", bitwise_scalar<Bit::Or>},
-      {"aten::bitwise_or.Tensor_out", bitwise_tensor<Bit::Or>},
-      {"aten::bitwise_right_shift.Tensor_Scalar_out", bitwise_scalar<Bit::Shr>},
-      {"aten::bitwise_right_shift.Tensor_out", bitwise_tensor<Bit::Shr>},
-      {"aten::bitwise_xor.Scalar_out", bitwise_scalar<Bit::Xor>},
-      {"aten::bitwise_xor.Tensor_out", bitwise_tensor<Bit::Xor>},
-      {"aten::logical_and.out", logical<Logic::And>},
-      {"aten::logical_or.out", logical<Logic::Or>},
-      {"aten::logical_xor.out", logical<Logic::Xor>},
+      {"aten::bitwise_and.Scalar_out", bitwise_scalar<Bit::And>, kIntegerOrBoolDtypes},
+      {"aten::bitwise_and.Tensor_out", bitwise_tensor<Bit::And>, kIntegerOrBoolDtypes},
+      {"aten::bitwise_left_shift.Tensor_Scalar_out", bitwise_scalar<Bit::Shl>, kIntegerDtypes},
+      {"aten::bitwise_left_shift.Tensor_out", bitwise_tensor<Bit::Shl>, kIntegerDtypes},
+      {"aten::bitwise_or.Scalar_out", bitwise_scalar<Bit::Or>, kIntegerOrBoolDtypes},
+      {"aten::bitwise_or.Tensor_out", bitwise_tensor<Bit::Or>, kIntegerOrBoolDtypes},
+      {"aten::bitwise_right_shift.Tensor_Scalar_out", bitwise_scalar<Bit::Shr>, kIntegerDtypes},
+      {"aten::bitwise_right_shift.Tensor_out", bitwise_tensor<Bit::Shr>, kIntegerDtypes},
+      {"aten::bitwise_xor.Scalar_out", bitwise_scalar<Bit::Xor>, kIntegerOrBoolDtypes},
+      {"aten::bitwise_xor.Tensor_out", bitwise_tensor<Bit::Xor>, kIntegerOrBoolDtypes},
+      {"aten::logical_and.out", logical<Logic::And>, kArithmeticDtypes},
+      {"aten::logical_or.out", logical<Logic::Or>, kArithmeticDtypes},
+      {"aten::logical_xor.out", logical<Logic::Xor>, kArithmeticDtypes},
   };
   return kTable;
 }

@@ -9,6 +9,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "etkit/kernels/dtype_sets.h"
 #include "etkit/kernels/elementwise.h"
 #include "etkit/kernels/kernel_util.h"
 #include "kernels.h"
@@ -162,8 +163,8 @@ void clamp_tensor_out(KernelContext& ctx, std::span<EValue*> args) {
 
 std::span<const KernelEntry> clamp_kernels() {
   static constexpr KernelEntry kTable[] = {
-      {"aten::clamp.Tensor_out", clamp_tensor_out},
-      {"aten::clamp.out", clamp_out},
+      {"aten::clamp.Tensor_out", clamp_tensor_out, kNumericDtypes},
+      {"aten::clamp.out", clamp_out, kNumericDtypes},
   };
   return kTable;
 }

@@ -8,6 +8,7 @@
 // An integer scalar that the integer compute type cannot hold is compared in
 // int64 instead of being wrapped, so `int8 == 300` is false everywhere.
 
+#include "etkit/kernels/dtype_sets.h"
 #include "etkit/kernels/elementwise.h"
 #include "etkit/kernels/kernel_util.h"
 #include "kernels.h"
@@ -178,18 +179,18 @@ void ge_tensor_out(KernelContext& ctx, std::span<EValue*> args) {
 
 std::span<const KernelEntry> comparison_kernels() {
   static constexpr KernelEntry kTable[] = {
-      {"aten::eq.Scalar_out", eq_scalar_out},
-      {"aten::eq.Tensor_out", eq_tensor_out},
-      {"aten::ge.Scalar_out", ge_scalar_out},
-      {"aten::ge.Tensor_out", ge_tensor_out},
-      {"aten::gt.Scalar_out", gt_scalar_out},
-      {"aten::gt.Tensor_out", gt_tensor_out},
-      {"aten::le.Scalar_out", le_scalar_out},
-      {"aten::le.Tensor_out", le_tensor_out},
-      {"aten::lt.Scalar_out", lt_scalar_out},
-      {"aten::lt.Tensor_out", lt_tensor_out},
-      {"aten::ne.Scalar_out", ne_scalar_out},
-      {"aten::ne.Tensor_out", ne_tensor_out},
+      {"aten::eq.Scalar_out", eq_scalar_out, kArithmeticDtypes},
+      {"aten::eq.Tensor_out", eq_tensor_out, kArithmeticDtypes},
+      {"aten::ge.Scalar_out", ge_scalar_out, kArithmeticDtypes},
+      {"aten::ge.Tensor_out", ge_tensor_out, kArithmeticDtypes},
+      {"aten::gt.Scalar_out", gt_scalar_out, kArithmeticDtypes},
+      {"aten::gt.Tensor_out", gt_tensor_out, kArithmeticDtypes},
+      {"aten::le.Scalar_out", le_scalar_out, kArithmeticDtypes},
+      {"aten::le.Tensor_out", le_tensor_out, kArithmeticDtypes},
+      {"aten::lt.Scalar_out", lt_scalar_out, kArithmeticDtypes},
+      {"aten::lt.Tensor_out", lt_tensor_out, kArithmeticDtypes},
+      {"aten::ne.Scalar_out", ne_scalar_out, kArithmeticDtypes},
+      {"aten::ne.Tensor_out", ne_tensor_out, kArithmeticDtypes},
   };
   return kTable;
 }

@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "etkit/kernels/dtype_sets.h"
 #include "etkit/kernels/gemm.h"
 #include "etkit/kernels/kernel_util.h"
 #include "float16_proxy.h"
@@ -512,8 +513,8 @@ void convolution_backward_out(KernelContext& ctx, std::span<EValue*> args) {
 
 std::span<const KernelEntry> conv_kernels() {
   static constexpr KernelEntry kTable[] = {
-      {"aten::convolution.out", via_float32<convolution_out>},
-      {"aten::convolution_backward.out", via_float32<convolution_backward_out>},
+      {"aten::convolution.out", via_float32<convolution_out>, kFloatingDtypes},
+      {"aten::convolution_backward.out", via_float32<convolution_backward_out>, kFloatingDtypes},
   };
   return kTable;
 }

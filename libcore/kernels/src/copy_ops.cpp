@@ -9,6 +9,7 @@
 #include <limits>
 
 #include "dim_util.h"
+#include "etkit/kernels/dtype_sets.h"
 #include "etkit/kernels/elementwise.h"
 #include "etkit/kernels/kernel_util.h"
 #include "kernels.h"
@@ -282,15 +283,15 @@ void device_copy_out(KernelContext& ctx, std::span<EValue*> args) {
 
 std::span<const KernelEntry> copy_kernels() {
   static constexpr KernelEntry kTable[] = {
-      {"aten::_to_copy.out", to_copy_out},
-      {"aten::clone.out", clone_out},
-      {"aten::copy.out", copy_out},
-      {"aten::copy_", copy_inplace},
-      {"aten::full_like.out", full_like_out},
-      {"dim_order_ops::_clone_dim_order.out", clone_dim_order_out},
-      {"dim_order_ops::_to_dim_order_copy.out", to_dim_order_copy_out},
-      {"et_copy::_d2h_copy.out", device_copy_out},
-      {"et_copy::_h2d_copy.out", device_copy_out},
+      {"aten::_to_copy.out", to_copy_out, kMovableDtypes},
+      {"aten::clone.out", clone_out, kMovableDtypes},
+      {"aten::copy.out", copy_out, kMovableDtypes},
+      {"aten::copy_", copy_inplace, kMovableDtypes},
+      {"aten::full_like.out", full_like_out, kComputedDtypes},
+      {"dim_order_ops::_clone_dim_order.out", clone_dim_order_out, kMovableDtypes},
+      {"dim_order_ops::_to_dim_order_copy.out", to_dim_order_copy_out, kMovableDtypes},
+      {"et_copy::_d2h_copy.out", device_copy_out, kMovableDtypes},
+      {"et_copy::_h2d_copy.out", device_copy_out, kMovableDtypes},
   };
   return kTable;
 }

@@ -19,6 +19,7 @@
 
 #include "cmsis_requantize.h"
 #include "etkit/kernels/broadcast.h"
+#include "etkit/kernels/dtype_sets.h"
 #include "etkit/kernels/kernel_util.h"
 #include "kernels.h"
 #include "nn_util.h"
@@ -494,9 +495,9 @@ void quantized_linear_out(KernelContext& ctx, std::span<EValue*> args) {
 
 std::span<const KernelEntry> cortex_m_conv_kernels() {
   static constexpr KernelEntry kTable[] = {
-      {"cortex_m::quantized_conv2d.out", quantized_conv2d_out},
-      {"cortex_m::quantized_depthwise_conv2d.out", quantized_depthwise_conv2d_out},
-      {"cortex_m::quantized_linear.out", quantized_linear_out},
+      {"cortex_m::quantized_conv2d.out", quantized_conv2d_out, kInt8Dtype},
+      {"cortex_m::quantized_depthwise_conv2d.out", quantized_depthwise_conv2d_out, kInt8Dtype},
+      {"cortex_m::quantized_linear.out", quantized_linear_out, kInt8Dtype},
   };
   return kTable;
 }

@@ -16,6 +16,7 @@
 #include <span>
 
 #include "etkit/kernels/broadcast.h"
+#include "etkit/kernels/dtype_sets.h"
 #include "etkit/kernels/kernel_util.h"
 #include "kernels.h"
 #include "nn_util.h"
@@ -289,10 +290,10 @@ void quantized_avg_pool2d_out(KernelContext& ctx, std::span<EValue*> args) {
 
 std::span<const KernelEntry> cortex_m_kernels() {
   static constexpr KernelEntry kTable[] = {
-      {"cortex_m::dequantize_per_tensor.out", dequantize_per_tensor_out},
-      {"cortex_m::pad.out", pad_out},
-      {"cortex_m::quantize_per_tensor.out", quantize_per_tensor_out},
-      {"cortex_m::quantized_avg_pool2d.out", quantized_avg_pool2d_out},
+      {"cortex_m::dequantize_per_tensor.out", dequantize_per_tensor_out, kInt8Int16Dtypes},
+      {"cortex_m::pad.out", pad_out, kInt8Dtype},
+      {"cortex_m::quantize_per_tensor.out", quantize_per_tensor_out, kFloat32Dtype},
+      {"cortex_m::quantized_avg_pool2d.out", quantized_avg_pool2d_out, kInt8Dtype},
   };
   return kTable;
 }

@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "dim_util.h"
+#include "etkit/kernels/dtype_sets.h"
 #include "etkit/kernels/kernel_util.h"
 #include "kernels.h"
 #include "scalar_fill.h"
@@ -257,16 +258,16 @@ void arange_out(KernelContext& ctx, std::span<EValue*> args) {
 
 std::span<const KernelEntry> creation_kernels() {
   static constexpr KernelEntry kTable[] = {
-      {"aten::arange.out", arange_out},
-      {"aten::arange.start_out", arange_start_out},
-      {"aten::empty.out", empty_out},
-      {"aten::fill.Scalar_out", fill_scalar_out},
-      {"aten::fill.Tensor_out", fill_tensor_out},
-      {"aten::full.out", full_out},
-      {"aten::ones.out", ones_out},
-      {"aten::scalar_tensor.out", scalar_tensor_out},
-      {"aten::zeros.out", zeros_out},
-      {"dim_order_ops::_empty_dim_order.out", empty_dim_order_out},
+      {"aten::arange.out", arange_out, kNumericDtypes},
+      {"aten::arange.start_out", arange_start_out, kNumericDtypes},
+      {"aten::empty.out", empty_out, kAnyDtype},
+      {"aten::fill.Scalar_out", fill_scalar_out, kArithmeticDtypes},
+      {"aten::fill.Tensor_out", fill_tensor_out, kArithmeticDtypes},
+      {"aten::full.out", full_out, kArithmeticDtypes},
+      {"aten::ones.out", ones_out, kArithmeticDtypes},
+      {"aten::scalar_tensor.out", scalar_tensor_out, kArithmeticDtypes},
+      {"aten::zeros.out", zeros_out, kArithmeticDtypes},
+      {"dim_order_ops::_empty_dim_order.out", empty_dim_order_out, kAnyDtype},
   };
   return kTable;
 }

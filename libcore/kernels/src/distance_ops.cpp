@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <limits>
 
+#include "etkit/kernels/dtype_sets.h"
 #include "etkit/kernels/kernel_util.h"
 #include "float16_proxy.h"
 #include "kernels.h"
@@ -162,8 +163,8 @@ void pdist_forward_out(KernelContext& ctx, std::span<EValue*> args) {
 
 std::span<const KernelEntry> distance_kernels() {
   static constexpr KernelEntry kTable[] = {
-      {"aten::_cdist_forward.out", via_float32<cdist_forward_out>},
-      {"aten::_pdist_forward.out", via_float32<pdist_forward_out>},
+      {"aten::_cdist_forward.out", via_float32<cdist_forward_out>, kFloatingDtypes},
+      {"aten::_pdist_forward.out", via_float32<pdist_forward_out>, kFloatingDtypes},
   };
   return kTable;
 }

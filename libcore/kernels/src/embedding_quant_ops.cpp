@@ -19,6 +19,7 @@
 
 #include "etkit/kernels/broadcast.h"
 #include "etkit/kernels/dtype_dispatch.h"
+#include "etkit/kernels/dtype_sets.h"
 #include "etkit/kernels/kernel_util.h"
 #include "float16_proxy.h"
 #include "kernels.h"
@@ -189,12 +190,16 @@ void embedding_2bit_dtype_out(KernelContext& ctx, std::span<EValue*> args) {
 
 std::span<const KernelEntry> embedding_quant_kernels() {
   static constexpr KernelEntry kTable[] = {
-      {"quantized_decomposed::embedding_2bit.dtype_out", via_float32<embedding_2bit_dtype_out, 6>},
-      {"quantized_decomposed::embedding_2bit.out", via_float32<embedding_2bit_out>},
-      {"quantized_decomposed::embedding_4bit.dtype_out", via_float32<embedding_4bit_dtype_out, 6>},
-      {"quantized_decomposed::embedding_4bit.out", via_float32<embedding_4bit_out>},
-      {"quantized_decomposed::embedding_byte.dtype_out", via_float32<embedding_byte_dtype_out, 6>},
-      {"quantized_decomposed::embedding_byte.out", via_float32<embedding_byte_out>},
+      {"quantized_decomposed::embedding_2bit.dtype_out",
+       via_float32<embedding_2bit_dtype_out, 6>, kUInt8Dtype},
+      {"quantized_decomposed::embedding_2bit.out", via_float32<embedding_2bit_out>, kUInt8Dtype},
+      {"quantized_decomposed::embedding_4bit.dtype_out",
+       via_float32<embedding_4bit_dtype_out, 6>, kUInt8Dtype},
+      {"quantized_decomposed::embedding_4bit.out", via_float32<embedding_4bit_out>, kUInt8Dtype},
+      {"quantized_decomposed::embedding_byte.dtype_out",
+       via_float32<embedding_byte_dtype_out, 6>, kUInt8Int8Dtypes},
+      {"quantized_decomposed::embedding_byte.out",
+       via_float32<embedding_byte_out>, kUInt8Int8Dtypes},
   };
   return kTable;
 }

@@ -12,6 +12,7 @@
 #include <cstring>
 
 #include "dim_util.h"
+#include "etkit/kernels/dtype_sets.h"
 #include "etkit/kernels/kernel_util.h"
 #include "float16_proxy.h"
 #include "kernels.h"
@@ -385,13 +386,13 @@ void repeat_interleave_tensor_out(KernelContext& ctx, std::span<EValue*> args) {
 
 std::span<const KernelEntry> gather_kernels() {
   static constexpr KernelEntry kTable[] = {
-      {"aten::gather.out", gather_out},
-      {"aten::index_select.out", index_select_out},
-      {"aten::repeat_interleave.Tensor_out", repeat_interleave_tensor_out},
-      {"aten::scatter.src_out", scatter_src_out},
-      {"aten::scatter.value_out", scatter_value_out},
-      {"aten::scatter_add.out", via_float32<scatter_add_out>},
-      {"aten::select_scatter.out", select_scatter_out},
+      {"aten::gather.out", gather_out, kMovableDtypes},
+      {"aten::index_select.out", index_select_out, kMovableDtypes},
+      {"aten::repeat_interleave.Tensor_out", repeat_interleave_tensor_out, kIndexDtypes},
+      {"aten::scatter.src_out", scatter_src_out, kMovableDtypes},
+      {"aten::scatter.value_out", scatter_value_out, kMovableDtypes},
+      {"aten::scatter_add.out", via_float32<scatter_add_out>, kArithmeticDtypes},
+      {"aten::select_scatter.out", select_scatter_out, kMovableDtypes},
   };
   return kTable;
 }

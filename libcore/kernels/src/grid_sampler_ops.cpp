@@ -14,6 +14,7 @@
 #include <cmath>
 #include <cstdint>
 
+#include "etkit/kernels/dtype_sets.h"
 #include "etkit/kernels/kernel_util.h"
 #include "float16_proxy.h"
 #include "kernels.h"
@@ -186,7 +187,7 @@ void grid_sampler_2d_out(KernelContext& ctx, std::span<EValue*> args) {
 
 std::span<const KernelEntry> grid_sampler_kernels() {
   static constexpr KernelEntry kTable[] = {
-      {"aten::grid_sampler_2d.out", via_float32<grid_sampler_2d_out>},
+      {"aten::grid_sampler_2d.out", via_float32<grid_sampler_2d_out>, kFloatingDtypes},
   };
   return kTable;
 }

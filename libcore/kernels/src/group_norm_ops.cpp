@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdint>
 
+#include "etkit/kernels/dtype_sets.h"
 #include "etkit/kernels/kernel_util.h"
 #include "float16_proxy.h"
 #include "kernels.h"
@@ -137,7 +138,7 @@ void native_group_norm_out(KernelContext& ctx, std::span<EValue*> args) {
 
 std::span<const KernelEntry> group_norm_kernels() {
   static constexpr KernelEntry kTable[] = {
-      {"aten::native_group_norm.out", via_float32<native_group_norm_out>},
+      {"aten::native_group_norm.out", via_float32<native_group_norm_out>, kFloatingDtypes},
   };
   return kTable;
 }

@@ -12,6 +12,7 @@
 #include <type_traits>
 
 #include "dim_util.h"
+#include "etkit/kernels/dtype_sets.h"
 #include "etkit/kernels/kernel_util.h"
 #include "float16_proxy.h"
 #include "kernels.h"
@@ -445,10 +446,10 @@ void index_put_inplace(KernelContext& ctx, std::span<EValue*> args) {
 
 std::span<const KernelEntry> index_kernels() {
   static constexpr KernelEntry kTable[] = {
-      {"aten::embedding.out", embedding_out},
-      {"aten::index.Tensor_out", index_tensor_out},
-      {"aten::index_put.out", via_float32<index_put_out>},
-      {"aten::index_put_", via_float32<index_put_inplace>},
+      {"aten::embedding.out", embedding_out, kMovableDtypes},
+      {"aten::index.Tensor_out", index_tensor_out, kMovableDtypes},
+      {"aten::index_put.out", via_float32<index_put_out>, kMovableDtypes},
+      {"aten::index_put_", via_float32<index_put_inplace>, kMovableDtypes},
   };
   return kTable;
 }

@@ -12,6 +12,7 @@
 #include <cstring>
 
 #include "dim_util.h"
+#include "etkit/kernels/dtype_sets.h"
 #include "etkit/kernels/elementwise.h"
 #include "etkit/kernels/kernel_util.h"
 #include "kernels.h"
@@ -183,9 +184,9 @@ void masked_scatter_out(KernelContext& ctx, std::span<EValue*> args) {
 
 std::span<const KernelEntry> masked_kernels() {
   static constexpr KernelEntry kTable[] = {
-      {"aten::masked_scatter.out", masked_scatter_out},
-      {"aten::masked_select.out", masked_select_out},
-      {"aten::nonzero.out", nonzero_out},
+      {"aten::masked_scatter.out", masked_scatter_out, kMovableDtypes},
+      {"aten::masked_select.out", masked_select_out, kMovableDtypes},
+      {"aten::nonzero.out", nonzero_out, kArithmeticDtypes},
   };
   return kTable;
 }

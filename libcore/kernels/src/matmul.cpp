@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "etkit/kernels/dtype_sets.h"
 #include "etkit/kernels/elementwise.h"
 #include "etkit/kernels/gemm.h"
 #include "etkit/kernels/kernel_util.h"
@@ -223,9 +224,9 @@ void bmm_out(KernelContext& ctx, std::span<EValue*> args) {
 
 std::span<const KernelEntry> matmul_kernels() {
   static constexpr KernelEntry kTable[] = {
-      {"aten::addmm.out", via_float32<addmm_out>},
-      {"aten::bmm.out", via_float32<bmm_out>},
-      {"aten::mm.out", via_float32<mm_out>},
+      {"aten::addmm.out", via_float32<addmm_out>, kNumericDtypes},
+      {"aten::bmm.out", via_float32<bmm_out>, kNumericDtypes},
+      {"aten::mm.out", via_float32<mm_out>, kNumericDtypes},
   };
   return kTable;
 }

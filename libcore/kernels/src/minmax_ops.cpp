@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "etkit/kernels/dtype_sets.h"
 #include "etkit/kernels/kernel_util.h"
 #include "dim_util.h"
 #include "float16_proxy.h"
@@ -165,12 +166,12 @@ void all_extreme(KernelContext& ctx, std::span<EValue*> args) {
 
 std::span<const KernelEntry> minmax_kernels() {
   static constexpr KernelEntry kTable[] = {
-      {"aten::amin.out", via_float32<amin_amax_like<false>>},
-      {"aten::argmin.out", via_float32<argmin_out>},
-      {"aten::max.dim_max", via_float32<dim_extreme<true>>},
-      {"aten::max.unary_out", via_float32<all_extreme<true>>},
-      {"aten::min.dim_min", via_float32<dim_extreme<false>>},
-      {"aten::min.unary_out", via_float32<all_extreme<false>>},
+      {"aten::amin.out", via_float32<amin_amax_like<false>>, kArithmeticDtypes},
+      {"aten::argmin.out", via_float32<argmin_out>, kNumericDtypes},
+      {"aten::max.dim_max", via_float32<dim_extreme<true>>, kArithmeticDtypes},
+      {"aten::max.unary_out", via_float32<all_extreme<true>>, kArithmeticDtypes},
+      {"aten::min.dim_min", via_float32<dim_extreme<false>>, kArithmeticDtypes},
+      {"aten::min.unary_out", via_float32<all_extreme<false>>, kArithmeticDtypes},
   };
   return kTable;
 }

@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <limits>
 
+#include "etkit/kernels/dtype_sets.h"
 #include "etkit/kernels/kernel_util.h"
 #include "float16_proxy.h"
 #include "kernels.h"
@@ -291,8 +292,9 @@ void native_layer_norm_out(KernelContext& ctx, std::span<EValue*> args) {
 
 std::span<const KernelEntry> norm_kernels() {
   static constexpr KernelEntry kTable[] = {
-      {"aten::_native_batch_norm_legit_no_training.out", via_float32<batch_norm_no_training_out>},
-      {"aten::native_layer_norm.out", via_float32<native_layer_norm_out>},
+      {"aten::_native_batch_norm_legit_no_training.out",
+       via_float32<batch_norm_no_training_out>, kFloatingDtypes},
+      {"aten::native_layer_norm.out", via_float32<native_layer_norm_out>, kFloatingDtypes},
   };
   return kTable;
 }

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "dim_util.h"
+#include "etkit/kernels/dtype_sets.h"
 #include "etkit/kernels/kernel_util.h"
 #include "kernels.h"
 #include "scalar_fill.h"
@@ -113,7 +114,7 @@ void constant_pad_nd_out(KernelContext& ctx, std::span<EValue*> args) {
 
 std::span<const KernelEntry> pad_kernels() {
   static constexpr KernelEntry kTable[] = {
-      {"aten::constant_pad_nd.out", constant_pad_nd_out},
+      {"aten::constant_pad_nd.out", constant_pad_nd_out, kArithmeticDtypes},
   };
   return kTable;
 }

@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "dim_util.h"
+#include "etkit/kernels/dtype_sets.h"
 #include "etkit/kernels/elementwise.h"
 #include "etkit/kernels/kernel_util.h"
 #include "float16_proxy.h"
@@ -123,9 +124,9 @@ void glu_out(KernelContext& ctx, std::span<EValue*> args) {
 
 std::span<const KernelEntry> parametric_activation_kernels() {
   static constexpr KernelEntry kTable[] = {
-      {"aten::elu.out", via_float32<elu_out>},
-      {"aten::glu.out", via_float32<glu_out>},
-      {"aten::leaky_relu.out", via_float32<leaky_relu_out>},
+      {"aten::elu.out", via_float32<elu_out>, kFloatingDtypes},
+      {"aten::glu.out", via_float32<glu_out>, kFloatingDtypes},
+      {"aten::leaky_relu.out", via_float32<leaky_relu_out>, kFloatingDtypes},
   };
   return kTable;
 }

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "etkit/kernels/dtype_sets.h"
 #include "etkit/kernels/kernel_util.h"
 #include "float16_proxy.h"
 #include "kernels.h"
@@ -85,7 +86,8 @@ void max_pool2d_with_indices_backward_out(KernelContext& ctx, std::span<EValue*>
 
 std::span<const KernelEntry> pool_backward_kernels() {
   static constexpr KernelEntry kTable[] = {
-      {"aten::max_pool2d_with_indices_backward.grad_input", via_float32<max_pool2d_with_indices_backward_out>},
+      {"aten::max_pool2d_with_indices_backward.grad_input",
+       via_float32<max_pool2d_with_indices_backward_out>, kFloatingDtypes},
   };
   return kTable;
 }

@@ -11,6 +11,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "etkit/kernels/dtype_sets.h"
 #include "etkit/kernels/kernel_util.h"
 #include "float16_proxy.h"
 #include "kernels.h"
@@ -333,9 +334,10 @@ void adaptive_avg_pool2d_out(KernelContext& ctx, std::span<EValue*> args) {
 
 std::span<const KernelEntry> pool_kernels() {
   static constexpr KernelEntry kTable[] = {
-      {"aten::_adaptive_avg_pool2d.out", via_float32<adaptive_avg_pool2d_out>},
-      {"aten::avg_pool2d.out", via_float32<avg_pool2d_out>},
-      {"aten::max_pool2d_with_indices.out", via_float32<max_pool2d_with_indices_out>},
+      {"aten::_adaptive_avg_pool2d.out", via_float32<adaptive_avg_pool2d_out>, kFloatingDtypes},
+      {"aten::avg_pool2d.out", via_float32<avg_pool2d_out>, kFloatingDtypes},
+      {"aten::max_pool2d_with_indices.out",
+       via_float32<max_pool2d_with_indices_out>, kNumericDtypes},
   };
   return kTable;
 }

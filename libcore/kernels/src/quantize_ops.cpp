@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <limits>
 
+#include "etkit/kernels/dtype_sets.h"
 #include "etkit/kernels/elementwise.h"
 #include "etkit/kernels/kernel_util.h"
 #include "kernels.h"
@@ -437,17 +438,23 @@ void dequantize_per_tensor_scalar_out(KernelContext& ctx, std::span<EValue*> arg
 
 std::span<const KernelEntry> quantize_kernels() {
   static constexpr KernelEntry kTable[] = {
-      {"quantized_decomposed::choose_qparams.Tensor_out", quant::choose_qparams_tensor_out},
+      {"quantized_decomposed::choose_qparams.Tensor_out",
+       quant::choose_qparams_tensor_out, kFloat32Dtype},
       {"quantized_decomposed::choose_qparams_per_token_asymmetric.out",
-       quant::choose_qparams_per_token_asymmetric_out},
-      {"quantized_decomposed::dequantize_per_channel.out", dequantize_per_channel_out},
-      {"quantized_decomposed::dequantize_per_tensor.out", dequantize_per_tensor_out},
-      {"quantized_decomposed::dequantize_per_tensor.Tensor_out", dequantize_per_tensor_tensor_out},
-      {"quantized_decomposed::dequantize_per_token.out", dequantize_per_token_out},
-      {"quantized_decomposed::quantize_per_channel.out", quantize_per_channel_out},
-      {"quantized_decomposed::quantize_per_tensor.out", quantize_per_tensor_out},
-      {"quantized_decomposed::quantize_per_tensor.Tensor_out", quantize_per_tensor_tensor_out},
-      {"quantized_decomposed::quantize_per_token.out", quantize_per_token_out},
+       quant::choose_qparams_per_token_asymmetric_out, kFloat32Dtype},
+      {"quantized_decomposed::dequantize_per_channel.out",
+       dequantize_per_channel_out, kQuantizedDtypes},
+      {"quantized_decomposed::dequantize_per_tensor.out",
+       dequantize_per_tensor_out, kQuantizedDtypes},
+      {"quantized_decomposed::dequantize_per_tensor.Tensor_out",
+       dequantize_per_tensor_tensor_out, kQuantizedDtypes},
+      {"quantized_decomposed::dequantize_per_token.out",
+       dequantize_per_token_out, kQuantizedDtypes},
+      {"quantized_decomposed::quantize_per_channel.out", quantize_per_channel_out, kFloatingDtypes},
+      {"quantized_decomposed::quantize_per_tensor.out", quantize_per_tensor_out, kFloatingDtypes},
+      {"quantized_decomposed::quantize_per_tensor.Tensor_out",
+       quantize_per_tensor_tensor_out, kFloatingDtypes},
+      {"quantized_decomposed::quantize_per_token.out", quantize_per_token_out, kFloatingDtypes},
   };
   return kTable;
 }

@@ -6,6 +6,7 @@
 // 1 / (1 - p) (p = 1 zeroes everything); out1 is the bool keep mask. Not training: out0 = input,
 // the mask all true. Floating dtypes.
 
+#include "etkit/kernels/dtype_sets.h"
 #include "etkit/kernels/random.h"
 
 #include <atomic>
@@ -131,9 +132,9 @@ uint64_t random_seed() { return g_seed.load(); }
 
 std::span<const KernelEntry> random_kernels() {
   static constexpr KernelEntry kTable[] = {
-      {"aten::native_dropout.out", via_float32<native_dropout_out>},
-      {"aten::rand.out", via_float32<random_fill<false>>},
-      {"aten::randn.out", via_float32<random_fill<true>>},
+      {"aten::native_dropout.out", via_float32<native_dropout_out>, kFloatingDtypes},
+      {"aten::rand.out", via_float32<random_fill<false>>, kFloatingDtypes},
+      {"aten::randn.out", via_float32<random_fill<true>>, kFloatingDtypes},
   };
   return kTable;
 }

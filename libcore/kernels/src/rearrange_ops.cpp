@@ -12,6 +12,7 @@
 #include <limits>
 
 #include "dim_util.h"
+#include "etkit/kernels/dtype_sets.h"
 #include "etkit/kernels/kernel_util.h"
 #include "kernels.h"
 
@@ -361,18 +362,18 @@ void border_pad_out(KernelContext& ctx, std::span<EValue*> args) {
 
 std::span<const KernelEntry> rearrange_kernels() {
   static constexpr KernelEntry kTable[] = {
-      {"aten::flip.out", flip_out},
-      {"aten::pixel_shuffle.out", pixel_shuffle_out},
-      {"aten::pixel_unshuffle.out", pixel_unshuffle_out},
-      {"aten::reflection_pad1d.out", border_pad_out<1, true>},
-      {"aten::reflection_pad2d.out", border_pad_out<2, true>},
-      {"aten::reflection_pad3d.out", border_pad_out<3, true>},
-      {"aten::repeat.out", repeat_out},
-      {"aten::replication_pad1d.out", border_pad_out<1, false>},
-      {"aten::replication_pad2d.out", border_pad_out<2, false>},
-      {"aten::replication_pad3d.out", border_pad_out<3, false>},
-      {"aten::roll.out", roll_out},
-      {"aten::tril.out", tril_out},
+      {"aten::flip.out", flip_out, kMovableDtypes},
+      {"aten::pixel_shuffle.out", pixel_shuffle_out, kMovableDtypes},
+      {"aten::pixel_unshuffle.out", pixel_unshuffle_out, kMovableDtypes},
+      {"aten::reflection_pad1d.out", border_pad_out<1, true>, kMovableDtypes},
+      {"aten::reflection_pad2d.out", border_pad_out<2, true>, kMovableDtypes},
+      {"aten::reflection_pad3d.out", border_pad_out<3, true>, kMovableDtypes},
+      {"aten::repeat.out", repeat_out, kMovableDtypes},
+      {"aten::replication_pad1d.out", border_pad_out<1, false>, kMovableDtypes},
+      {"aten::replication_pad2d.out", border_pad_out<2, false>, kMovableDtypes},
+      {"aten::replication_pad3d.out", border_pad_out<3, false>, kMovableDtypes},
+      {"aten::roll.out", roll_out, kMovableDtypes},
+      {"aten::tril.out", tril_out, kMovableDtypes},
   };
   return kTable;
 }

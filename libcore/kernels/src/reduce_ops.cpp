@@ -8,6 +8,7 @@
 #include <cmath>
 #include <type_traits>
 
+#include "etkit/kernels/dtype_sets.h"
 #include "etkit/kernels/kernel_util.h"
 #include "float16_proxy.h"
 #include "kernels.h"
@@ -330,13 +331,13 @@ void mean_dtype_out(KernelContext& ctx, std::span<EValue*> args) {
 
 std::span<const KernelEntry> reduce_kernels() {
   static constexpr KernelEntry kTable[] = {
-      {"aten::amax.out", via_float32<amax_out>},
-      {"aten::argmax.out", via_float32<argmax_out>},
-      {"aten::mean.dtype_out", via_float32<mean_dtype_out, 1>},
-      {"aten::mean.out", via_float32<mean_out, 3>},
-      {"aten::prod.int_out", via_float32<prod_int_out, 3>},
-      {"aten::prod.out", via_float32<prod_out, 1>},
-      {"aten::sum.IntList_out", via_float32<sum_intlist_out, 3>},
+      {"aten::amax.out", via_float32<amax_out>, kArithmeticDtypes},
+      {"aten::argmax.out", via_float32<argmax_out>, kNumericDtypes},
+      {"aten::mean.dtype_out", via_float32<mean_dtype_out, 1>, kFloatingDtypes},
+      {"aten::mean.out", via_float32<mean_out, 3>, kFloatingDtypes},
+      {"aten::prod.int_out", via_float32<prod_int_out, 3>, kArithmeticDtypes},
+      {"aten::prod.out", via_float32<prod_out, 1>, kArithmeticDtypes},
+      {"aten::sum.IntList_out", via_float32<sum_intlist_out, 3>, kArithmeticDtypes},
   };
   return kTable;
 }

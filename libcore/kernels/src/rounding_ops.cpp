@@ -8,6 +8,7 @@
 
 #include <cmath>
 
+#include "etkit/kernels/dtype_sets.h"
 #include "etkit/kernels/kernel_util.h"
 #include "kernels.h"
 #include "unary_util.h"
@@ -189,11 +190,15 @@ void isinf_out(KernelContext& ctx, std::span<EValue*> args) {
 
 std::span<const KernelEntry> rounding_kernels() {
   static constexpr KernelEntry kTable[] = {
-      {"aten::abs.out", abs_out},     {"aten::bitwise_not.out", bitwise_not_out},
-      {"aten::ceil.out", ceil_out},   {"aten::floor.out", floor_out},
-      {"aten::isinf.out", isinf_out}, {"aten::isnan.out", isnan_out},
-      {"aten::round.out", round_out}, {"aten::sign.out", sign_out},
-      {"aten::trunc.out", trunc_out},
+      {"aten::abs.out", abs_out, kArithmeticDtypes},
+      {"aten::bitwise_not.out", bitwise_not_out, kIntegerOrBoolDtypes},
+      {"aten::ceil.out", ceil_out, kNumericDtypes},
+      {"aten::floor.out", floor_out, kNumericDtypes},
+      {"aten::isinf.out", isinf_out, kArithmeticDtypes},
+      {"aten::isnan.out", isnan_out, kArithmeticDtypes},
+      {"aten::round.out", round_out, kNumericDtypes},
+      {"aten::sign.out", sign_out, kArithmeticDtypes},
+      {"aten::trunc.out", trunc_out, kNumericDtypes},
   };
   return kTable;
 }

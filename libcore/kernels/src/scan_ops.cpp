@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "etkit/kernels/dtype_sets.h"
 #include "etkit/kernels/kernel_util.h"
 #include "float16_proxy.h"
 #include "kernels.h"
@@ -90,7 +91,7 @@ void cumsum_out(KernelContext& ctx, std::span<EValue*> args) {
 
 std::span<const KernelEntry> scan_kernels() {
   static constexpr KernelEntry kTable[] = {
-      {"aten::cumsum.out", via_float32<cumsum_out, 2>},
+      {"aten::cumsum.out", via_float32<cumsum_out, 2>, kArithmeticDtypes},
   };
   return kTable;
 }

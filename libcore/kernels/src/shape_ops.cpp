@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "dim_util.h"
+#include "etkit/kernels/dtype_sets.h"
 #include "etkit/kernels/elementwise.h"
 #include "etkit/kernels/kernel_util.h"
 #include "kernels.h"
@@ -559,16 +560,16 @@ void cat_out(KernelContext& ctx, std::span<EValue*> args) {
 
 std::span<const KernelEntry> shape_kernels() {
   static constexpr KernelEntry kTable[] = {
-      {"aten::alias_copy.out", alias_copy_out},
-      {"aten::cat.out", cat_out},
-      {"aten::expand_copy.out", expand_copy_out},
-      {"aten::permute_copy.out", permute_copy_out},
-      {"aten::select_copy.int_out", select_copy_int_out},
-      {"aten::slice_copy.Tensor_out", slice_copy_out},
-      {"aten::slice_scatter.out", slice_scatter_out},
-      {"aten::squeeze_copy.dims_out", squeeze_copy_dims_out},
-      {"aten::unsqueeze_copy.out", unsqueeze_copy_out},
-      {"aten::view_copy.out", view_copy_out},
+      {"aten::alias_copy.out", alias_copy_out, kMovableDtypes},
+      {"aten::cat.out", cat_out, kMovableDtypes},
+      {"aten::expand_copy.out", expand_copy_out, kMovableDtypes},
+      {"aten::permute_copy.out", permute_copy_out, kMovableDtypes},
+      {"aten::select_copy.int_out", select_copy_int_out, kMovableDtypes},
+      {"aten::slice_copy.Tensor_out", slice_copy_out, kMovableDtypes},
+      {"aten::slice_scatter.out", slice_scatter_out, kMovableDtypes},
+      {"aten::squeeze_copy.dims_out", squeeze_copy_dims_out, kMovableDtypes},
+      {"aten::unsqueeze_copy.out", unsqueeze_copy_out, kMovableDtypes},
+      {"aten::view_copy.out", view_copy_out, kMovableDtypes},
   };
   return kTable;
 }

@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstdint>
 
+#include "etkit/kernels/dtype_sets.h"
 #include "etkit/kernels/fast_math.h"
 #include "etkit/kernels/kernel_util.h"
 #include "float16_proxy.h"
@@ -146,8 +147,8 @@ void softmax_out(KernelContext& ctx, std::span<EValue*> args) {
 
 std::span<const KernelEntry> softmax_kernels() {
   static constexpr KernelEntry kTable[] = {
-      {"aten::_log_softmax.out", via_float32<softmax_out<true>>},
-      {"aten::_softmax.out", via_float32<softmax_out<false>>},
+      {"aten::_log_softmax.out", via_float32<softmax_out<true>>, kFloatingDtypes},
+      {"aten::_softmax.out", via_float32<softmax_out<false>>, kFloatingDtypes},
   };
   return kTable;
 }

@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "dim_util.h"
+#include "etkit/kernels/dtype_sets.h"
 #include "etkit/kernels/kernel_util.h"
 #include "kernels.h"
 
@@ -235,10 +236,10 @@ void stack_out(KernelContext& ctx, std::span<EValue*> args) {
 
 std::span<const KernelEntry> split_kernels() {
   static constexpr KernelEntry kTable[] = {
-      {"aten::split_copy.Tensor_out", split_copy_tensor_out},
-      {"aten::split_with_sizes_copy.out", split_with_sizes_copy_out},
-      {"aten::stack.out", stack_out},
-      {"aten::unbind_copy.int_out", unbind_copy_int_out},
+      {"aten::split_copy.Tensor_out", split_copy_tensor_out, kMovableDtypes},
+      {"aten::split_with_sizes_copy.out", split_with_sizes_copy_out, kMovableDtypes},
+      {"aten::stack.out", stack_out, kMovableDtypes},
+      {"aten::unbind_copy.int_out", unbind_copy_int_out, kMovableDtypes},
   };
   return kTable;
 }

@@ -12,6 +12,7 @@
 #include <type_traits>
 
 #include "dim_util.h"
+#include "etkit/kernels/dtype_sets.h"
 #include "etkit/kernels/kernel_util.h"
 #include "float16_proxy.h"
 #include "kernels.h"
@@ -125,7 +126,7 @@ void topk_values(KernelContext& ctx, std::span<EValue*> args) {
 
 std::span<const KernelEntry> topk_kernels() {
   static constexpr KernelEntry kTable[] = {
-      {"aten::topk.values", via_float32<topk_values>},
+      {"aten::topk.values", via_float32<topk_values>, kNumericDtypes},
   };
   return kTable;
 }

@@ -8,6 +8,7 @@
 
 #include <cmath>
 
+#include "etkit/kernels/dtype_sets.h"
 #include "etkit/kernels/kernel_util.h"
 #include "kernels.h"
 #include "unary_util.h"
@@ -71,16 +72,24 @@ void logit_out(KernelContext& ctx, std::span<EValue*> args) {
 
 std::span<const KernelEntry> unary_math_kernels() {
   static constexpr KernelEntry kTable[] = {
-      {"aten::acos.out", acos_out},   {"aten::acosh.out", acosh_out},
-      {"aten::asin.out", asin_out},   {"aten::asinh.out", asinh_out},
-      {"aten::atan.out", atan_out},   {"aten::atanh.out", atanh_out},
-      {"aten::cos.out", cos_out},     {"aten::cosh.out", cosh_out},
-      {"aten::erf.out", erf_out},     {"aten::expm1.out", expm1_out},
-      {"aten::log10.out", log10_out}, {"aten::log1p.out", log1p_out},
-      {"aten::log2.out", log2_out},   {"aten::logit.out", logit_out},
-      {"aten::reciprocal.out", reciprocal_out},
-      {"aten::sin.out", sin_out},     {"aten::sinh.out", sinh_out},
-      {"aten::tan.out", tan_out},
+      {"aten::acos.out", acos_out, kArithmeticDtypes},
+      {"aten::acosh.out", acosh_out, kArithmeticDtypes},
+      {"aten::asin.out", asin_out, kArithmeticDtypes},
+      {"aten::asinh.out", asinh_out, kArithmeticDtypes},
+      {"aten::atan.out", atan_out, kArithmeticDtypes},
+      {"aten::atanh.out", atanh_out, kArithmeticDtypes},
+      {"aten::cos.out", cos_out, kArithmeticDtypes},
+      {"aten::cosh.out", cosh_out, kArithmeticDtypes},
+      {"aten::erf.out", erf_out, kArithmeticDtypes},
+      {"aten::expm1.out", expm1_out, kArithmeticDtypes},
+      {"aten::log10.out", log10_out, kArithmeticDtypes},
+      {"aten::log1p.out", log1p_out, kArithmeticDtypes},
+      {"aten::log2.out", log2_out, kArithmeticDtypes},
+      {"aten::logit.out", logit_out, kArithmeticDtypes},
+      {"aten::reciprocal.out", reciprocal_out, kArithmeticDtypes},
+      {"aten::sin.out", sin_out, kArithmeticDtypes},
+      {"aten::sinh.out", sinh_out, kArithmeticDtypes},
+      {"aten::tan.out", tan_out, kArithmeticDtypes},
   };
   return kTable;
 }

@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "etkit/kernels/dtype_sets.h"
 #include "etkit/kernels/elementwise.h"
 #include "etkit/kernels/fast_math.h"
 #include "float_loops.h"
@@ -100,13 +101,13 @@ void tanh_out(KernelContext& ctx, std::span<EValue*> args) {
 
 std::span<const KernelEntry> unary_kernels() {
   static constexpr KernelEntry kTable[] = {
-      {"aten::exp.out", exp_out},
-      {"aten::log.out", log_out},
-      {"aten::logical_not.out", logical_not_out},
-      {"aten::neg.out", neg_out},
-      {"aten::rsqrt.out", rsqrt_out},
-      {"aten::sqrt.out", sqrt_out},
-      {"aten::tanh.out", tanh_out},
+      {"aten::exp.out", exp_out, kArithmeticDtypes},
+      {"aten::log.out", log_out, kArithmeticDtypes},
+      {"aten::logical_not.out", logical_not_out, kArithmeticDtypes},
+      {"aten::neg.out", neg_out, kNumericDtypes},
+      {"aten::rsqrt.out", rsqrt_out, kArithmeticDtypes},
+      {"aten::sqrt.out", sqrt_out, kArithmeticDtypes},
+      {"aten::tanh.out", tanh_out, kArithmeticDtypes},
   };
   return kTable;
 }

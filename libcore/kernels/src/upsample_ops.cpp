@@ -16,6 +16,7 @@
 #include <limits>
 
 #include "dim_util.h"
+#include "etkit/kernels/dtype_sets.h"
 #include "etkit/kernels/kernel_util.h"
 #include "float16_proxy.h"
 #include "kernels.h"
@@ -310,9 +311,11 @@ void upsample_bilinear2d_aa_out(KernelContext& ctx, std::span<EValue*> args) {
 
 std::span<const KernelEntry> upsample_kernels() {
   static constexpr KernelEntry kTable[] = {
-      {"aten::_upsample_bilinear2d_aa.out", via_float32<upsample_bilinear2d_aa_out>},
-      {"aten::upsample_bilinear2d.vec_out", via_float32<upsample_bilinear2d_vec_out>},
-      {"aten::upsample_nearest2d.vec_out", via_float32<upsample_nearest2d_vec_out>},
+      {"aten::_upsample_bilinear2d_aa.out",
+       via_float32<upsample_bilinear2d_aa_out>, kFloatingDtypes},
+      {"aten::upsample_bilinear2d.vec_out",
+       via_float32<upsample_bilinear2d_vec_out>, kFloatingDtypes},
+      {"aten::upsample_nearest2d.vec_out", via_float32<upsample_nearest2d_vec_out>, kMovableDtypes},
   };
   return kTable;
 }

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 
+#include "etkit/kernels/dtype_sets.h"
 #include "etkit/kernels/kernel_util.h"
 #include "float16_proxy.h"
 #include "kernels.h"
@@ -142,9 +143,9 @@ void var_mean_correction_out(KernelContext& ctx, std::span<EValue*> args) {
 
 std::span<const KernelEntry> variance_kernels() {
   static constexpr KernelEntry kTable[] = {
-      {"aten::var.correction_out", via_float32<var_correction_out>},
-      {"aten::var.out", via_float32<var_out>},
-      {"aten::var_mean.correction_out", via_float32<var_mean_correction_out>},
+      {"aten::var.correction_out", via_float32<var_correction_out>, kFloatingDtypes},
+      {"aten::var.out", via_float32<var_out>, kFloatingDtypes},
+      {"aten::var_mean.correction_out", via_float32<var_mean_correction_out>, kFloatingDtypes},
   };
   return kTable;
 }

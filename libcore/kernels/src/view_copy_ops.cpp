@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "dim_util.h"
+#include "etkit/kernels/dtype_sets.h"
 #include "etkit/kernels/kernel_util.h"
 #include "kernels.h"
 
@@ -381,17 +382,17 @@ void conj_physical_out(KernelContext& ctx, std::span<EValue*> args) {
 
 std::span<const KernelEntry> view_copy_kernels() {
   static constexpr KernelEntry kTable[] = {
-      {"aten::_conj_physical.out", conj_physical_out},
-      {"aten::as_strided_copy.out", as_strided_copy_out},
-      {"aten::detach_copy.out", plain_copy_out},
-      {"aten::diagonal_copy.out", diagonal_copy_out},
-      {"aten::lift_fresh_copy.out", plain_copy_out},
-      {"aten::narrow_copy.out", narrow_copy_out},
-      {"aten::squeeze_copy.dim_out", squeeze_copy_dim_out},
-      {"aten::t_copy.out", t_copy_out},
-      {"aten::transpose_copy.int_out", transpose_copy_int_out},
-      {"aten::unfold_copy.out", unfold_copy_out},
-      {"aten::view_as_real_copy.out", view_as_real_copy_out},
+      {"aten::_conj_physical.out", conj_physical_out, kMovableDtypes},
+      {"aten::as_strided_copy.out", as_strided_copy_out, kMovableDtypes},
+      {"aten::detach_copy.out", plain_copy_out, kMovableDtypes},
+      {"aten::diagonal_copy.out", diagonal_copy_out, kMovableDtypes},
+      {"aten::lift_fresh_copy.out", plain_copy_out, kMovableDtypes},
+      {"aten::narrow_copy.out", narrow_copy_out, kMovableDtypes},
+      {"aten::squeeze_copy.dim_out", squeeze_copy_dim_out, kMovableDtypes},
+      {"aten::t_copy.out", t_copy_out, kMovableDtypes},
+      {"aten::transpose_copy.int_out", transpose_copy_int_out, kMovableDtypes},
+      {"aten::unfold_copy.out", unfold_copy_out, kMovableDtypes},
+      {"aten::view_as_real_copy.out", view_as_real_copy_out, kComplexDtypes},
   };
   return kTable;
 }

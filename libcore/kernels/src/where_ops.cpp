@@ -5,6 +5,7 @@
 // ExecuTorch also accepts, uint8. masked_fill keeps self's shape and dtype; its mask is bool and
 // its value must fit self's dtype (PyTorch refuses an overflowing fill).
 
+#include "etkit/kernels/dtype_sets.h"
 #include "etkit/kernels/elementwise.h"
 #include "etkit/kernels/kernel_util.h"
 #include "kernels.h"
@@ -83,8 +84,8 @@ void masked_fill_scalar_out(KernelContext& ctx, std::span<EValue*> args) {
 
 std::span<const KernelEntry> where_kernels() {
   static constexpr KernelEntry kTable[] = {
-      {"aten::masked_fill.Scalar_out", masked_fill_scalar_out},
-      {"aten::where.self_out", where_self_out},
+      {"aten::masked_fill.Scalar_out", masked_fill_scalar_out, kArithmeticDtypes},
+      {"aten::where.self_out", where_self_out, kArithmeticDtypes},
   };
   return kTable;
 }

@@ -37,7 +37,7 @@ Error KernelRegistry::add(std::span<const KernelEntry> entries) {
                    static_cast<int>(e.name.size()), e.name.data());
     }
     impl_->names.emplace_back(e.name);
-    v.insert(it, KernelEntry{impl_->names.back(), e.fn});
+    v.insert(it, KernelEntry{impl_->names.back(), e.fn, e.dtypes});
   }
   return Error();
 }

@@ -31,6 +31,17 @@ TEST_CASE("kernel registry: lookup by full name, sorted entries, duplicates refu
   CHECK((r.find("ns::zeta.out") == kernel_a));
 }
 
+TEST_CASE("kernel registry: an entry keeps its dtypes; one written as {name, fn} states none") {
+  KernelRegistry r;
+  const DtypeSet floats{ScalarType::Float, ScalarType::Double};
+  const KernelEntry entries[] = {{"ns::f.out", kernel_a, floats}, {"ns::custom.out", kernel_b}};
+  REQUIRE(r.add(entries).ok());
+  REQUIRE(r.entries().size() == 2);
+  CHECK(r.entries()[0].name == "ns::custom.out");
+  CHECK(r.entries()[0].dtypes.empty());
+  CHECK(r.entries()[1].dtypes == floats);
+}
+
 TEST_CASE("kernel registry: names registered from temporary strings stay valid") {
   KernelRegistry r;
   for (int i = 0; i < 100; ++i) {

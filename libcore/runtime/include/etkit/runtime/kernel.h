@@ -13,6 +13,7 @@
 #include <span>
 #include <string_view>
 
+#include "etkit/runtime/dtype_set.h"
 #include "etkit/runtime/error.h"
 #include "etkit/runtime/evalue.h"
 #include "etkit/runtime/memory.h"
@@ -42,10 +43,19 @@ class KernelContext {
 using KernelFn = void (*)(KernelContext& ctx, std::span<EValue*> args);
 
 /// One registry entry: the operator's full name `namespace::op.overload` (or `namespace::op` for
-/// the default overload) and its function.
+/// the default overload), its function and the dtypes it takes.
 struct KernelEntry {
   std::string_view name;
   KernelFn fn;
+  /// The dtypes the kernel takes for the operator's principal tensor: the argument named `self`
+  /// or `input` when the schema has one (where.self_out: `self`, not `condition`), else its first
+  /// tensor or tensor-list argument (embedding's `weight`, cat's `tensors`, pow.Scalar_out's
+  /// `exponent`), or, for an operator without a tensor input (full, arange, rand, ...), its out.
+  /// Other tensors may be constrained further (an index is int64, a mask bool); a dtype here is
+  /// one a call can succeed with, one outside it is refused (`InvalidType`). Empty: not stated (an
+  /// entry written as `{name, fn}`, e.g. a user's own kernel); `trace-run --list-kernels` shows
+  /// it as unknown.
+  DtypeSet dtypes = {};
 };
 
 /// Kernels by name. Lookups are exact string matches.

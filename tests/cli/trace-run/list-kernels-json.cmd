@@ -1,0 +1,1 @@
+trace-run --list-kernels --format json
