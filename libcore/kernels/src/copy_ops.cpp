@@ -155,18 +155,15 @@ void full_like_out(KernelContext& ctx, std::span<EValue*> args) {
   }
   Tensor* out = tensor_arg(ctx, args, format_index + 1, "out");
   if (out == nullptr) return;
-  if (!check_computed_dtype(ctx, *out, "out")) return;
   // Without a dtype argument, out's dtype is the result dtype.
   if (has_dtype && !check_dtype_is(ctx, *out, "out", dtype)) return;
-  if (!check_scalar_fits(ctx, value, out->dtype(), "fill_value")) return;
-  if (!resize_out(ctx, *out, self->sizes())) return;
-  const int64_t numel = out->numel();
-  dispatch_dtype(out->dtype(), [&](auto tag) {
-    using C = typename decltype(tag)::type;
-    const C v = value.to<C>();
-    C* o = out->data_as<C>();
-    for (int64_t i = 0; i < numel; ++i) o[i] = v;
-  });
+  // The value in out's dtype (a 16-bit float rounded to nearest even), as full writes it.
+  uint64_t bytes = 0;
+  if (!scalar_to_bytes(ctx, value, out->dtype(), "fill_value", &bytes) ||
+      !resize_out(ctx, *out, self->sizes())) {
+    return;
+  }
+  fill_flat(out->data(), out->numel(), &bytes, out->element_size());
 }
 
 void to_dim_order_copy_out(KernelContext& ctx, std::span<EValue*> args) {
@@ -287,7 +284,7 @@ std::span<const KernelEntry> copy_kernels() {
       {"aten::clone.out", clone_out, kMovableDtypes},
       {"aten::copy.out", copy_out, kMovableDtypes},
       {"aten::copy_", copy_inplace, kMovableDtypes},
-      {"aten::full_like.out", full_like_out, kComputedDtypes},
+      {"aten::full_like.out", full_like_out, kArithmeticDtypes},
       {"dim_order_ops::_clone_dim_order.out", clone_dim_order_out, kMovableDtypes},
       {"dim_order_ops::_to_dim_order_copy.out", to_dim_order_copy_out, kMovableDtypes},
       {"et_copy::_d2h_copy.out", device_copy_out, kMovableDtypes},

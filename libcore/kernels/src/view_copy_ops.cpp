@@ -365,10 +365,16 @@ void conj_physical_out(KernelContext& ctx, std::span<EValue*> args) {
   if (!resize_out(ctx, *out, self->sizes())) return;
   copy_same_shape(*self, *out);
   const ScalarType t = out->dtype();
-  if (t != ScalarType::ComplexFloat && t != ScalarType::ComplexDouble) return;
+  if (t != ScalarType::ComplexHalf && t != ScalarType::ComplexFloat &&
+      t != ScalarType::ComplexDouble) {
+    return;
+  }
   // Negate every imaginary part (the second of each pair), in place in out.
   for (int64_t i = 0; i < out->numel(); ++i) {
-    if (t == ScalarType::ComplexFloat) {
+    if (t == ScalarType::ComplexHalf) {
+      uint16_t* v = out->data_as<uint16_t>() + 2 * i + 1;
+      *v = static_cast<uint16_t>(*v ^ 0x8000u);  // a Half's sign bit
+    } else if (t == ScalarType::ComplexFloat) {
       float* v = out->data_as<float>() + 2 * i + 1;
       *v = -*v;
     } else {

@@ -52,9 +52,13 @@ TEST_CASE("kernel full_like: ATen's out schema (self, fill_value, *, memory_form
     auto small = zeros(I, {3, 2});
     check_error(Args().t(self).i(1).none().t(small).run("aten::full_like.out"),
                 ErrorCode::InvalidArgument, "out has sizes [3, 2], expected [2, 3]");
+    // A 16-bit out holds the value rounded to nearest even (0.1 -> 0.0999755859375).
     auto h = zeros(H, {2, 3});
-    check_error(Args().t(self).i(1).none().t(h).run("aten::full_like.out"),
-                ErrorCode::InvalidType, "out has dtype float16");
+    check_ok(Args().t(self).d(0.1).none().t(h).run("aten::full_like.out"));
+    check_tensor(h.tensor(), H, {2, 3}, std::vector<double>(6, 0.0999755859375));
+    auto u = zeros(ScalarType::UInt16, {2, 3});
+    check_error(Args().t(self).i(1).none().t(u).run("aten::full_like.out"),
+                ErrorCode::InvalidType, "out has dtype uint16");
     check_error(Args().t(self).i(1).none().none().t(out).run("aten::full_like.out"),
                 ErrorCode::InvalidArgument, "expected 5 arguments");
   }

@@ -63,6 +63,20 @@ TEST_CASE("kernel _conj_physical and repeat_interleave.Tensor") {
   CHECK(o[1] == -2);
   CHECK(o[2] == -3);
   CHECK(o[3] == 4);
+  // complex32: the imaginary Half's sign bit flips (2 + 3i -> 2 - 3i; -0 imaginary -> +0).
+  HostTensor h(ScalarType::ComplexHalf, std::vector<int32_t>{2});
+  uint16_t* hraw = static_cast<uint16_t*>(h.tensor().data());
+  hraw[0] = 0x4000;  // 2
+  hraw[1] = 0x4200;  // 3
+  hraw[2] = 0x3c00;  // 1
+  hraw[3] = 0x8000;  // -0
+  HostTensor hout(ScalarType::ComplexHalf, std::vector<int32_t>{2});
+  check_ok(Args().t(h).t(hout).run("aten::_conj_physical.out"));
+  const uint16_t* ho = static_cast<const uint16_t*>(hout.tensor().data());
+  CHECK(ho[0] == 0x4000);
+  CHECK(ho[1] == 0xc200);
+  CHECK(ho[2] == 0x3c00);
+  CHECK(ho[3] == 0x0000);
   auto r = make(F, {2}, {1.5, -2});
   auto rout = zeros(F, {2});
   check_ok(Args().t(r).t(rout).run("aten::_conj_physical.out"));
