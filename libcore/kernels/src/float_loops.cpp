@@ -3,7 +3,10 @@
 
 #include "float_loops.h"
 
+#include <cmath>
+
 #include "etkit/kernels/fast_math.h"
+#include "round_math.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define ETKIT_FLOAT_LOOPS_AVX2 1
@@ -26,12 +29,30 @@ namespace {
   for (int64_t i = 0; i < n; ++i) out[i] = gelu_tanh_of(in[i]);
 }
 
+[[gnu::always_inline]] inline void ceil_loop(const float* in, float* out, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) out[i] = ceil_of(in[i]);
+}
+[[gnu::always_inline]] inline void floor_loop(const float* in, float* out, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) out[i] = floor_of(in[i]);
+}
+[[gnu::always_inline]] inline void round_loop(const float* in, float* out, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) out[i] = round_of(in[i]);
+}
+[[gnu::always_inline]] inline void trunc_loop(const float* in, float* out, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) out[i] = trunc_of(in[i]);
+}
+
 void exp_baseline(const float* in, float* out, int64_t n) { exp_loop(in, out, n); }
 void sigmoid_baseline(const float* in, float* out, int64_t n) { sigmoid_loop(in, out, n); }
 void silu_baseline(const float* in, float* out, int64_t n) { silu_loop(in, out, n); }
 void gelu_tanh_baseline(const float* in, float* out, int64_t n) { gelu_tanh_loop(in, out, n); }
-constexpr FloatLoops kBaseline = {exp_baseline, sigmoid_baseline, silu_baseline,
-                                  gelu_tanh_baseline};
+void ceil_baseline(const float* in, float* out, int64_t n) { ceil_loop(in, out, n); }
+void floor_baseline(const float* in, float* out, int64_t n) { floor_loop(in, out, n); }
+void round_baseline(const float* in, float* out, int64_t n) { round_loop(in, out, n); }
+void trunc_baseline(const float* in, float* out, int64_t n) { trunc_loop(in, out, n); }
+constexpr FloatLoops kBaseline = {exp_baseline,   sigmoid_baseline, silu_baseline,
+                                  gelu_tanh_baseline, ceil_baseline, floor_baseline,
+                                  round_baseline, trunc_baseline};
 
 #ifdef ETKIT_FLOAT_LOOPS_AVX2
 // AVX2 without FMA, so that the results are the baseline's bits (float_loops.h).
@@ -47,7 +68,23 @@ constexpr FloatLoops kBaseline = {exp_baseline, sigmoid_baseline, silu_baseline,
 [[gnu::target("avx2")]] void gelu_tanh_avx2(const float* in, float* out, int64_t n) {
   gelu_tanh_loop(in, out, n);
 }
-constexpr FloatLoops kAvx2 = {exp_avx2, sigmoid_avx2, silu_avx2, gelu_tanh_avx2};
+// Rounding has an instruction from SSE4.1 on (vroundps), which GCC emits for the libm calls
+// here (with -fno-trapping-math); round_math.h's integer trick, which the baseline needs, does
+// not vectorize for AVX2. Both are exact: the unit tests compare them with libm bit for bit.
+[[gnu::target("avx2")]] void ceil_avx2(const float* in, float* out, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) out[i] = std::ceil(in[i]);
+}
+[[gnu::target("avx2")]] void floor_avx2(const float* in, float* out, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) out[i] = std::floor(in[i]);
+}
+[[gnu::target("avx2")]] void round_avx2(const float* in, float* out, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) out[i] = std::nearbyint(in[i]);  // half to even
+}
+[[gnu::target("avx2")]] void trunc_avx2(const float* in, float* out, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) out[i] = std::trunc(in[i]);
+}
+constexpr FloatLoops kAvx2 = {exp_avx2,  sigmoid_avx2, silu_avx2,  gelu_tanh_avx2,
+                              ceil_avx2, floor_avx2,   round_avx2, trunc_avx2};
 #endif
 
 FloatLoops choose() {

@@ -1,7 +1,7 @@
 #pragma once
 
-// The contiguous float loops of exp.out, sigmoid.out, silu.out and gelu.out (tanh), compiled for
-// more than one x86-64 ISA and chosen once per process.
+// The contiguous float loops of exp.out, sigmoid.out, silu.out, gelu.out (tanh) and ceil, floor,
+// round and trunc, compiled for more than one x86-64 ISA and chosen once per process.
 //
 // The library is built for baseline x86-64 (SSE2), where these loops are compute-bound: fast_exp
 // is some twenty float operations per element, four elements a vector. A copy built for AVX2
@@ -27,6 +27,10 @@ struct FloatLoops {
   FloatLoop sigmoid;    ///< sigmoid_of
   FloatLoop silu;       ///< silu_of
   FloatLoop gelu_tanh;  ///< gelu_tanh_of
+  FloatLoop ceil;       ///< ceil_of (round_math.h)
+  FloatLoop floor;      ///< floor_of
+  FloatLoop round;      ///< round_of (half to even)
+  FloatLoop trunc;      ///< trunc_of
 };
 
 /// The loops for this machine, chosen on first use (thread-safe; allocates nothing).

@@ -10,7 +10,9 @@
 
 #include "etkit/kernels/dtype_sets.h"
 #include "etkit/kernels/kernel_util.h"
+#include "float_loops.h"
 #include "kernels.h"
+#include "round_math.h"
 #include "unary_util.h"
 
 namespace etkit::kernels {
@@ -21,7 +23,7 @@ enum class Accept { AnyButBool, Any, IntegralOrBool };
 // out = op(self), out of self's dtype.
 template <typename Op>
 void same_dtype_unary(KernelContext& ctx, std::span<EValue*> args, const char* op_name,
-                      Accept accept, Op op) {
+                      Accept accept, Op op, LinearLoop<float> float_linear = nullptr) {
   Tensor* self;
   Tensor* out;
   if (!unary_args(ctx, args, &self, &out)) return;
@@ -41,7 +43,11 @@ void same_dtype_unary(KernelContext& ctx, std::span<EValue*> args, const char* o
   const Operand in = broadcast_operand(*self, out->sizes());
   dispatch_compute(t, [&](auto tag) {
     using C = typename decltype(tag)::type;
-    elementwise<C, 1>(*out, {in}, [op](C x) { return op(x); });
+    if constexpr (std::is_same_v<C, float>) {
+      elementwise<C, 1>(*out, {in}, [op](C x) { return op(x); }, float_linear);
+    } else {
+      elementwise<C, 1>(*out, {in}, [op](C x) { return op(x); });
+    }
   });
 }
 
@@ -70,40 +76,6 @@ inline C sign_of(C x) {
   }
 }
 
-// Rounding without a libm call: on baseline x86-64 (SSE2, no roundss) std::floor and friends
-// are calls, ten times slower than neg.out; these vectorize. |x| >= 2^mantissa is already an
-// integer (and NaN/inf fail the test and pass through). Below it, the integer conversion
-// truncates exactly; copysign keeps IEEE's signed zeros (ceil(-0.4) = -0, floor(-0.0) = -0).
-// round adds and subtracts 2^mantissa, which rounds half to even in the default rounding mode.
-template <typename C>
-constexpr C kIntegerAbove = std::is_same_v<C, float> ? C(8388608.0) : C(4503599627370496.0);
-
-// The conversion goes through int32 for float (SSE2 converts four floats to int32 at once; it
-// has no packed float -> int64) and int64 for double.
-template <typename C>
-[[gnu::always_inline]] inline C trunc_of(C x) {
-  using I = std::conditional_t<std::is_same_v<C, float>, int32_t, int64_t>;
-  const bool big = !(std::fabs(x) < kIntegerAbove<C>);
-  const C t = std::copysign(static_cast<C>(static_cast<I>(big ? C(0) : x)), x);
-  return big ? x : t;
-}
-template <typename C>
-[[gnu::always_inline]] inline C floor_of(C x) {
-  const C t = trunc_of(x);
-  return t > x ? std::copysign(t - C(1), x) : t;
-}
-template <typename C>
-[[gnu::always_inline]] inline C ceil_of(C x) {
-  const C t = trunc_of(x);
-  return t < x ? std::copysign(t + C(1), x) : t;
-}
-template <typename C>
-[[gnu::always_inline]] inline C round_of(C x) {
-  if (!(std::fabs(x) < kIntegerAbove<C>)) return x;
-  const C big = kIntegerAbove<C>;
-  return std::copysign((std::fabs(x) + big) - big, x);
-}
-
 // The floating function `f` for floats; integers are their own ceil/floor/round/trunc.
 template <typename F>
 struct Rounding {
@@ -129,20 +101,20 @@ void sign_out(KernelContext& ctx, std::span<EValue*> args) {
 }
 void ceil_out(KernelContext& ctx, std::span<EValue*> args) {
   same_dtype_unary(ctx, args, "ceil", Accept::AnyButBool,
-                   Rounding{[](auto x) { return ceil_of(x); }});
+                   Rounding{[](auto x) { return ceil_of(x); }}, float_loops().ceil);
 }
 void floor_out(KernelContext& ctx, std::span<EValue*> args) {
   same_dtype_unary(ctx, args, "floor", Accept::AnyButBool,
-                   Rounding{[](auto x) { return floor_of(x); }});
+                   Rounding{[](auto x) { return floor_of(x); }}, float_loops().floor);
 }
 void round_out(KernelContext& ctx, std::span<EValue*> args) {
   // Half to even in the default rounding mode (etkit never changes it).
   same_dtype_unary(ctx, args, "round", Accept::AnyButBool,
-                   Rounding{[](auto x) { return round_of(x); }});
+                   Rounding{[](auto x) { return round_of(x); }}, float_loops().round);
 }
 void trunc_out(KernelContext& ctx, std::span<EValue*> args) {
   same_dtype_unary(ctx, args, "trunc", Accept::AnyButBool,
-                   Rounding{[](auto x) { return trunc_of(x); }});
+                   Rounding{[](auto x) { return trunc_of(x); }}, float_loops().trunc);
 }
 void bitwise_not_out(KernelContext& ctx, std::span<EValue*> args) {
   same_dtype_unary(ctx, args, "bitwise_not", Accept::IntegralOrBool, [](auto x) {

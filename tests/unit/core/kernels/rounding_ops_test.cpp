@@ -84,5 +84,56 @@ TEST_CASE("kernel isnan / isinf: bool (or any) out; integers are never NaN") {
   CHECK(values(out4.tensor()) == std::vector<double>{1});
 }
 
+// A contiguous float input runs float_loops.h's loop (the AVX2 copy on a machine that has it), a
+// transposed one elementwise's strided loop built for the baseline ISA: both must equal C's
+// ceil/floor/nearbyint/trunc bit for bit, signed zeros included, on halves, values near 2^23 (where
+// floats become integers), infinities and NaN.
+TEST_CASE("kernel rounding: float ceil, floor, round and trunc contiguous and strided match libm") {
+  constexpr int32_t kCols = 64;
+  std::vector<double> xs;
+  for (double x = -70.0; x < 70.0; x += 0.125) xs.push_back(x);
+  for (double base : {8388608.0, 16777216.0, 4194304.0}) {
+    for (double d = -4.0; d < 4.0; d += 0.5) {
+      xs.push_back(base + d);
+      xs.push_back(-(base + d));
+    }
+  }
+  for (double x : {-0.0, 0.0, -0.4, 0.4, std::numeric_limits<double>::infinity(),
+                   -std::numeric_limits<double>::infinity(), std::nan("")}) {
+    xs.push_back(x);
+  }
+  while (xs.size() % kCols != 0) xs.push_back(0.5);
+  const auto rows = static_cast<int32_t>(xs.size()) / kCols;
+  auto flat = make(F, {rows, kCols}, xs);
+  auto transposed = make(F, {rows, kCols}, xs, {1, 0});
+  struct Op {
+    const char* name;
+    float (*ref)(float);
+  };
+  const Op ops[] = {{"aten::ceil.out", [](float x) { return std::ceil(x); }},
+                    {"aten::floor.out", [](float x) { return std::floor(x); }},
+                    {"aten::round.out", [](float x) { return std::nearbyint(x); }},
+                    {"aten::trunc.out", [](float x) { return std::trunc(x); }}};
+  for (const Op& op : ops) {
+    CAPTURE(op.name);
+    auto flat_out = zeros(F, {rows, kCols});
+    auto transposed_out = zeros(F, {rows, kCols});
+    check_ok(Args().t(flat).t(flat_out).run(op.name));
+    check_ok(Args().t(transposed).t(transposed_out).run(op.name));
+    const std::vector<double> a = values(flat_out.tensor());
+    const std::vector<double> b = values(transposed_out.tensor());
+    size_t differ = 0;
+    for (size_t i = 0; i < a.size(); ++i) {
+      const float want = op.ref(static_cast<float>(xs[i]));
+      for (double got : {a[i], b[i]}) {
+        const bool same = std::isnan(want) ? std::isnan(got)
+                                           : got == want && std::signbit(got) == std::signbit(want);
+        differ += same ? 0 : 1;
+      }
+    }
+    CHECK(differ == 0);
+  }
+}
+
 }  // namespace
 }  // namespace etkit::test
