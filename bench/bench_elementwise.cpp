@@ -2,7 +2,7 @@
 // sigmoid.out, exp.out, silu.out and gelu.out ('tanh') on 1M contiguous floats, called through
 // the registry as a method would call them. The families added for issue #17 sit beside the
 // closest older kernel of their family (the 2x budget): sin/cos/abs/floor beside tanh and neg,
-// maximum/fmod beside add, clamp beside hardtanh, ne/ge/logical_and (bool out) beside eq.
+// maximum beside add, fmod beside add and div (a division per element), clamp beside hardtanh, ne/ge/logical_and (bool out) beside eq.
 // Each reports bytes/s counting the bytes read plus the bytes written, so the rates compare
 // directly: the target is an elementwise kernel within 2x of memcpy's rate.
 //
@@ -131,6 +131,7 @@ void BM_ElementwiseFloorF32(benchmark::State& state) {
 void BM_ElementwiseMaximumF32(benchmark::State& state) {
   run_kernel(state, "aten::maximum.out", 2, {});
 }
+void BM_ElementwiseDivF32(benchmark::State& state) { run_kernel(state, "aten::div.out", 2, {}); }
 void BM_ElementwiseFmodF32(benchmark::State& state) {
   run_kernel(state, "aten::fmod.Tensor_out", 2, {});
 }
@@ -212,6 +213,7 @@ BENCHMARK(BM_ElementwiseNegF32)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_ElementwiseAbsF32)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_ElementwiseFloorF32)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_ElementwiseMaximumF32)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_ElementwiseDivF32)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_ElementwiseFmodF32)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_ElementwiseHardtanhF32)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_ElementwiseClampF32)->Unit(benchmark::kMicrosecond);
