@@ -59,7 +59,8 @@ class Call {
   // A tensor of `dtype` to receive a result, each byte kSentinel until the kernel writes it.
   HostTensor& out(ScalarType dtype, std::vector<int32_t> shape = {2, 3}) {
     HostTensor& h = tensors_.emplace_back(dtype, shape);
-    std::memset(h.tensor().data(), kSentinel, h.tensor().nbytes());
+    // An empty tensor may have no memory at all: memset(nullptr, ..., 0) is undefined (UBSan).
+    if (h.tensor().nbytes() > 0) std::memset(h.tensor().data(), kSentinel, h.tensor().nbytes());
     outs_.push_back(&h);
     return h;
   }
