@@ -2,7 +2,8 @@
 // sigmoid.out, exp.out, silu.out and gelu.out ('tanh') on 1M contiguous floats, called through
 // the registry as a method would call them. The families added for issue #17 sit beside the
 // closest older kernel of their family (the 2x budget): sin/cos/abs/floor beside tanh and neg,
-// maximum beside add, fmod beside add and div (a division per element), clamp beside hardtanh, ne/ge/logical_and (bool out) beside eq.
+// maximum beside add, fmod and remainder (tensor and scalar divisor) beside add and div (a
+// division per element), clamp beside hardtanh, ne/ge/logical_and (bool out) beside eq.
 // Each reports bytes/s counting the bytes read plus the bytes written, so the rates compare
 // directly: the target is an elementwise kernel within 2x of memcpy's rate.
 //
@@ -135,6 +136,12 @@ void BM_ElementwiseDivF32(benchmark::State& state) { run_kernel(state, "aten::di
 void BM_ElementwiseFmodF32(benchmark::State& state) {
   run_kernel(state, "aten::fmod.Tensor_out", 2, {});
 }
+void BM_ElementwiseRemainderF32(benchmark::State& state) {
+  run_kernel(state, "aten::remainder.Tensor_out", 2, {});
+}
+void BM_ElementwiseFmodScalarF32(benchmark::State& state) {
+  run_kernel(state, "aten::fmod.Scalar_out", 1, {etkit::EValue::from_double(0.75)});
+}
 void BM_ElementwiseHardtanhF32(benchmark::State& state) {
   run_kernel(state, "aten::hardtanh.out", 1,
              {etkit::EValue::from_double(-1.0), etkit::EValue::from_double(1.0)});
@@ -164,6 +171,9 @@ void BM_ElementwiseAddF16(benchmark::State& state) {
 void BM_ElementwiseAddBF16(benchmark::State& state) {
   run_kernel(state, "aten::add.out", 2, {etkit::EValue::from_int(1)}, kBF16, kBF16);
 }
+void BM_ElementwiseFmodF16(benchmark::State& state) {
+  run_kernel(state, "aten::fmod.Tensor_out", 2, {}, kF16, kF16);
+}
 void BM_ElementwiseReluF16(benchmark::State& state) {
   run_kernel(state, "aten::relu.out", 1, {}, kF16, kF16);
 }
@@ -192,6 +202,7 @@ void BM_SoftmaxF16(benchmark::State& state) {
 
 BENCHMARK(BM_MemcpyF32)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_ElementwiseAddF16)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_ElementwiseFmodF16)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_ElementwiseAddBF16)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_ElementwiseReluF16)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_ElementwiseSigmoidF16)->Unit(benchmark::kMicrosecond);
@@ -215,6 +226,8 @@ BENCHMARK(BM_ElementwiseFloorF32)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_ElementwiseMaximumF32)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_ElementwiseDivF32)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_ElementwiseFmodF32)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_ElementwiseRemainderF32)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_ElementwiseFmodScalarF32)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_ElementwiseHardtanhF32)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_ElementwiseClampF32)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_ElementwiseEqBoolF32)->Unit(benchmark::kMicrosecond);

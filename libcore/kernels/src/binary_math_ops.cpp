@@ -11,7 +11,10 @@
 
 #include "etkit/kernels/dtype_sets.h"
 #include "etkit/kernels/elementwise.h"
+#include "etkit/kernels/float16.h"
 #include "etkit/kernels/kernel_util.h"
+#include "float_loops.h"
+#include "fmod_math.h"
 #include "kernels.h"
 #include "pointwise_util.h"
 #include "scalar_tensor.h"
@@ -20,24 +23,6 @@ namespace etkit::kernels {
 namespace {
 
 enum class Op2 { Max, Min, Fmod, Remainder };
-
-// fmod of two floats without libm's loop over the exponent difference (25x an add on 1M
-// elements): in double, a - trunc(a / b) * b is exact while |a / b| < 2^28. The quotient of two
-// floats is either an integer or at least 2^-24 from one, more than double's rounding error of
-// it there, so the truncation is right; trunc(a / b) * b fits 52 bits; and the remainder, a
-// float, is representable. Its sign is a's, zero included. Anything else (b zero or infinite,
-// NaN, an infinite a, huge quotients) goes to std::fmod.
-inline float fmod_float(float a, float b) {
-  const double x = a;
-  const double y = b;
-  const double q = x / y;
-  // An infinite b gives q = 0 and 0 * inf = NaN below: libm's a is right.
-  if (!(std::fabs(q) < 268435456.0) || !(std::fabs(y) <= 3.4028234663852886e38)) {
-    return std::fmod(a, b);
-  }
-  const double r = x - static_cast<double>(static_cast<int32_t>(q)) * y;
-  return std::copysign(static_cast<float>(r), a);
-}
 
 template <Op2 kOp, typename C>
 C apply(C a, C b) {
@@ -49,16 +34,15 @@ C apply(C a, C b) {
     if constexpr (kOp == Op2::Max) return a < b ? b : a;
     return b < a ? b : a;
   } else if constexpr (std::is_floating_point_v<C>) {
-    C m;
     if constexpr (std::is_same_v<C, float>) {
-      m = fmod_float(a, b);
+      return kOp == Op2::Fmod ? fmod_float(a, b) : remainder_float(a, b);
     } else {
-      m = std::fmod(a, b);
+      C m = std::fmod(a, b);
+      if constexpr (kOp == Op2::Remainder) {
+        if (m != C(0) && ((b < C(0)) != (m < C(0)))) m += b;
+      }
+      return m;
     }
-    if constexpr (kOp == Op2::Remainder) {
-      if (m != C(0) && ((b < C(0)) != (m < C(0)))) m += b;
-    }
-    return m;
   } else if constexpr (std::is_same_v<C, bool>) {
     return a;  // not reached: bool fmod/remainder is refused
   } else {
@@ -72,6 +56,66 @@ C apply(C a, C b) {
     }
     return m;
   }
+}
+
+// Elements per block of the 16-bit fast path: three float buffers of this many on the stack.
+constexpr int64_t kFloat16Block = 512;
+
+// Elements done..done+m-1 of `op` (walking like out, or one element) as floats: a float32
+// operand's own memory, or a 16-bit one widened into `buf`.
+const float* float_block(const Operand& op, detail::Walk walk, int64_t done, int64_t m,
+                         float* buf) {
+  const int64_t first = walk == detail::Walk::Linear ? done : 0;
+  const int64_t count = walk == detail::Walk::Linear ? m : 1;
+  if (op.dtype == ScalarType::Float) return static_cast<const float*>(op.data) + first;
+  widen_float16(static_cast<const uint16_t*>(op.data) + first, op.dtype, buf, count);
+  return buf;
+}
+
+// fmod or remainder computed in float32 whose inputs each walk like out or are one element, and
+// are float32 or out's dtype: float_loops.h's loop for this machine. A Half or BFloat16 out is
+// computed a block at a time from widened inputs and rounded once on store, as elementwise.h's
+// 16-bit path does (a Scalar beside a 16-bit tensor arrives as float32). Returns false for any
+// other case, which elementwise's general loop takes.
+template <Op2 kOp>
+bool float_fast_path(Tensor& out, const std::array<Operand, 2>& in) {
+  const ScalarType dtype = out.dtype();
+  const bool float16 = is_float16_type(dtype);
+  for (const Operand& op : in) {
+    if (op.dtype != ScalarType::Float && (!float16 || op.dtype != dtype)) return false;
+  }
+  if (dtype != ScalarType::Float && !float16) return false;
+  using detail::Walk;
+  const Walk wa = detail::classify(in[0], out);
+  const Walk wb = detail::classify(in[1], out);
+  const FloatLoops2& loops = kOp == Op2::Fmod ? float_loops().fmod : float_loops().remainder;
+  FloatLoop2 loop = nullptr;
+  if (wa == Walk::Linear && wb == Walk::Linear) {
+    loop = loops.both;
+  } else if (wa == Walk::Linear && wb == Walk::Single) {
+    loop = loops.scalar_b;
+  } else if (wa == Walk::Single && wb == Walk::Linear) {
+    loop = loops.scalar_a;
+  } else {
+    return false;
+  }
+  const int64_t n = out.numel();
+  if (!float16) {
+    loop(static_cast<const float*>(in[0].data), static_cast<const float*>(in[1].data),
+         out.data_as<float>(), n);
+    return true;
+  }
+  auto* o = static_cast<uint16_t*>(out.data());
+  float a_buf[kFloat16Block];
+  float b_buf[kFloat16Block];
+  float result[kFloat16Block];
+  for (int64_t done = 0; done < n; done += kFloat16Block) {
+    const int64_t m = n - done < kFloat16Block ? n - done : kFloat16Block;
+    loop(float_block(in[0], wa, done, m, a_buf), float_block(in[1], wb, done, m, b_buf), result,
+         m);
+    narrow_float16(result, dtype, o + done, m);
+  }
+  return true;
 }
 
 bool has_zero_element(const Tensor& t) {
@@ -109,6 +153,9 @@ void binary_math(KernelContext& ctx, std::span<EValue*> args) {
   if (!resize_out(ctx, *out, shape.span())) return;
   const std::array<Operand, 2> in = {broadcast_operand(*self, out->sizes()),
                                      broadcast_operand(*other, out->sizes())};
+  if constexpr (kDivides) {
+    if (out->numel() > 0 && float_fast_path<kOp>(*out, in)) return;
+  }
   dispatch_compute(common, [&](auto tag) {
     using C = typename decltype(tag)::type;
     elementwise<C, 2>(*out, in, [](C a, C b) { return apply<kOp>(a, b); });

@@ -1,7 +1,8 @@
 #pragma once
 
-// The contiguous float loops of exp.out, sigmoid.out, silu.out, gelu.out (tanh) and ceil, floor,
-// round and trunc, compiled for more than one x86-64 ISA and chosen once per process.
+// The contiguous float loops of exp.out, sigmoid.out, silu.out, gelu.out (tanh), ceil, floor,
+// round and trunc, and fmod and remainder, compiled for more than one x86-64 ISA and chosen once
+// per process.
 //
 // The library is built for baseline x86-64 (SSE2), where these loops are compute-bound: fast_exp
 // is some twenty float operations per element, four elements a vector. A copy built for AVX2
@@ -22,6 +23,17 @@ namespace etkit::kernels {
 /// out[i] = f(in[i]) for i in [0, n); `in` and `out` may be the same array.
 using FloatLoop = void (*)(const float* in, float* out, int64_t n);
 
+/// out[i] = f(a[i], b[i]) for i in [0, n); `out` may be `a` or `b`.
+using FloatLoop2 = void (*)(const float* a, const float* b, float* out, int64_t n);
+
+/// One binary function's loops by broadcast: both arrays walk, or one is a single element read
+/// for every i.
+struct FloatLoops2 {
+  FloatLoop2 both;      ///< f(a[i], b[i])
+  FloatLoop2 scalar_a;  ///< f(a[0], b[i])
+  FloatLoop2 scalar_b;  ///< f(a[i], b[0])
+};
+
 struct FloatLoops {
   FloatLoop exp;        ///< exp_of (fast_exp)
   FloatLoop sigmoid;    ///< sigmoid_of
@@ -31,6 +43,8 @@ struct FloatLoops {
   FloatLoop floor;      ///< floor_of
   FloatLoop round;      ///< round_of (half to even)
   FloatLoop trunc;      ///< trunc_of
+  FloatLoops2 fmod;       ///< fmod_float (fmod_math.h)
+  FloatLoops2 remainder;  ///< remainder_float
 };
 
 /// The loops for this machine, chosen on first use (thread-safe; allocates nothing).

@@ -8,6 +8,7 @@
 #include <limits>
 #include <vector>
 
+#include "etkit/runtime/half.h"
 #include "kernel_test_util.h"
 
 namespace etkit::test {
@@ -63,13 +64,11 @@ TEST_CASE("kernel fmod / remainder: dividend's sign vs divisor's sign") {
   CHECK(std::isnan(values(fz.tensor())[0]));
 }
 
-TEST_CASE("kernel fmod / remainder of float32: bit for bit C's fmod, quotients near integers") {
-  // float32 fmod takes a path without libm (a - trunc(a / b) * b in double); C's fmod is the
-  // reference. Pairs: pseudo-random bits with nearby exponents (quotients up to ~2^12), exact
-  // multiples and their neighbours one ulp away (quotients within 2^-24 of an integer), signed
-  // zeros, and the cases left to libm (huge quotients, zero divisors, NaN, infinities).
-  std::vector<double> a;
-  std::vector<double> b;
+// Pairs for float32 fmod and remainder, whose kernels take paths without libm (fmod_math.h);
+// C's fmod is the reference. Pseudo-random bits with nearby exponents (quotients up to ~2^12),
+// exact multiples and their neighbours one ulp away (quotients within 2^-24 of an integer),
+// signed zeros, and the cases left to libm (huge quotients, zero divisors, NaN, infinities).
+void fmod_pairs(std::vector<double>* a, std::vector<double>* b) {
   uint32_t seed = 12345;
   auto next = [&seed] {
     seed = seed * 1664525u + 1013904223u;
@@ -83,45 +82,153 @@ TEST_CASE("kernel fmod / remainder of float32: bit for bit C's fmod, quotients n
     const float k = static_cast<float>(next() % 1000 + 1);
     const float multiple = k * y;
     for (float v : {x, multiple, std::nextafter(multiple, 0.0f), std::nextafter(multiple, 1e30f)}) {
-      a.push_back(i % 2 == 0 ? v : -v);
-      b.push_back(i % 3 == 0 ? -y : y);
+      a->push_back(i % 2 == 0 ? v : -v);
+      b->push_back(i % 3 == 0 ? -y : y);
     }
   }
   const double inf = std::numeric_limits<double>::infinity();
   for (auto [x, y] : {std::pair{0.0, 1.0}, {-0.0, 3.0}, {1e30, 3.0}, {5.0, 0.0}, {inf, 2.0},
-                      {2.0, inf}, {std::nan(""), 1.0}, {-6.0, 3.0}, {6.0, -3.0}}) {
-    a.push_back(x);
-    b.push_back(y);
+                      {2.0, inf}, {std::nan(""), 1.0}, {-6.0, 3.0}, {6.0, -3.0}, {3.0, 1e-30},
+                      {-1e-40, 1e-38}, {1e-38, 3e-39}, {8388607.0, 0.5}, {16777215.0, 3.0}}) {
+    a->push_back(x);
+    b->push_back(y);
   }
+}
+
+// The number of results of `got` that are not C's fmod (or Python's %) of a[i] and b[i] bit for
+// bit (any NaN matches any NaN).
+int fmod_mismatches(const std::vector<double>& a, const std::vector<double>& b,
+                    const std::vector<double>& got, bool remainder) {
+  int mismatches = 0;
+  for (size_t i = 0; i < got.size(); ++i) {
+    const float x = static_cast<float>(a[a.size() == 1 ? 0 : i]);
+    const float y = static_cast<float>(b[b.size() == 1 ? 0 : i]);
+    float want = std::fmod(x, y);
+    if (remainder && want != 0 && ((y < 0) != (want < 0))) want += y;
+    const float g = static_cast<float>(got[i]);
+    const bool same = (std::isnan(want) && std::isnan(g)) ||
+                      (want == g && std::signbit(want) == std::signbit(g));
+    if (!same) {
+      ++mismatches;
+      if (mismatches <= 5) MESSAGE((remainder ? "remainder(" : "fmod("), x, ", ", y, ") = ", g, ", expected ", want);
+    }
+  }
+  return mismatches;
+}
+
+TEST_CASE("kernel fmod / remainder of float32: bit for bit C's fmod, quotients near integers") {
+  std::vector<double> a;
+  std::vector<double> b;
+  fmod_pairs(&a, &b);
   const int32_t n = static_cast<int32_t>(a.size());
   auto ta = make(F, {n}, a);
   auto tb = make(F, {n}, b);
-  auto fout = zeros(F, {n});
-  check_ok(Args().t(ta).t(tb).t(fout).run("aten::fmod.Tensor_out"));
-  auto rout = zeros(F, {n});
-  check_ok(Args().t(ta).t(tb).t(rout).run("aten::remainder.Tensor_out"));
-  const std::vector<double> fm = values(fout.tensor());
-  const std::vector<double> rm = values(rout.tensor());
-  int fmod_mismatches = 0;
-  int remainder_mismatches = 0;
-  for (int32_t i = 0; i < n; ++i) {
-    const float x = static_cast<float>(a[static_cast<size_t>(i)]);
-    const float y = static_cast<float>(b[static_cast<size_t>(i)]);
-    const float want = std::fmod(x, y);
-    const float got = static_cast<float>(fm[static_cast<size_t>(i)]);
-    const bool same = (std::isnan(want) && std::isnan(got)) ||
-                      (want == got && std::signbit(want) == std::signbit(got));
-    if (!same) {
-      ++fmod_mismatches;
-      MESSAGE("fmod(", x, ", ", y, ") = ", got, ", expected ", want);
-    }
-    float r = want;
-    if (r != 0 && ((y < 0) != (r < 0))) r += y;
-    const float rgot = static_cast<float>(rm[static_cast<size_t>(i)]);
-    if (!((std::isnan(r) && std::isnan(rgot)) || r == rgot)) ++remainder_mismatches;
+  for (const bool remainder : {false, true}) {
+    const char* op = remainder ? "aten::remainder.Tensor_out" : "aten::fmod.Tensor_out";
+    CAPTURE(op);
+    // Both contiguous: the vector loop of this machine (float_loops.h).
+    auto out = zeros(F, {n});
+    check_ok(Args().t(ta).t(tb).t(out).run(op));
+    CHECK(fmod_mismatches(a, b, values(out.tensor()), remainder) == 0);
+    // In place (out is self): the loop keeps a block's inputs for its second pass.
+    auto in_place = make(F, {n}, a);
+    check_ok(Args().t(in_place).t(tb).t(in_place).run(op));
+    CHECK(fmod_mismatches(a, b, values(in_place.tensor()), remainder) == 0);
   }
-  CHECK(fmod_mismatches == 0);
-  CHECK(remainder_mismatches == 0);
+}
+
+TEST_CASE("kernel fmod / remainder of float32: a scalar on either side, and strided inputs") {
+  std::vector<double> a;
+  std::vector<double> b;
+  fmod_pairs(&a, &b);
+  const int32_t n = static_cast<int32_t>(a.size());
+  auto ta = make(F, {n}, a);
+  auto tb = make(F, {n}, b);
+  for (const bool remainder : {false, true}) {
+    const char* scalar_op = remainder ? "aten::remainder.Scalar_out" : "aten::fmod.Scalar_out";
+    const char* tensor_op = remainder ? "aten::remainder.Tensor_out" : "aten::fmod.Tensor_out";
+    for (const double s : {3.0, -0.7, 1e-30, 0.0, -0.0, std::numeric_limits<double>::infinity(),
+                           kNan, 1234.5}) {
+      CAPTURE(s);
+      // A Scalar divisor: the loop's scalar_b form.
+      auto out = zeros(F, {n});
+      check_ok(Args().t(ta).d(s).t(out).run(scalar_op));
+      CHECK(fmod_mismatches(a, {s}, values(out.tensor()), remainder) == 0);
+      // A one-element dividend broadcast against a tensor: the scalar_a form.
+      auto dividend = make(F, {1}, {s});
+      check_ok(Args().t(dividend).t(tb).t(out).run(tensor_op));
+      CHECK(fmod_mismatches({s}, b, values(out.tensor()), remainder) == 0);
+    }
+    // Transposed inputs into a contiguous out: elementwise's strided loop over fmod_float.
+    const int32_t rows = n / 4;
+    std::vector<double> at(a.begin(), a.begin() + rows * 4);
+    std::vector<double> bt(b.begin(), b.begin() + rows * 4);
+    auto sa = make(F, {rows, 4}, at, {1, 0});
+    auto sb = make(F, {rows, 4}, bt, {1, 0});
+    auto out = zeros(F, {rows, 4});
+    check_ok(Args().t(sa).t(sb).t(out).run(tensor_op));
+    // values() reads in logical order, as make() takes its values.
+    CHECK(fmod_mismatches(at, bt, values(out.tensor()), remainder) == 0);
+  }
+}
+
+// A float rounded to `dtype` (Half or BFloat16) to nearest even, as PyTorch stores a result.
+double round_to(ScalarType dtype, float v) {
+  return dtype == ScalarType::Half ? half_bits_to_float(float_to_half_bits(v))
+                                   : bfloat16_bits_to_float(float_to_bfloat16_bits(v));
+}
+
+TEST_CASE("kernel fmod / remainder of Half and BFloat16: float32 fmod of the widened values, "
+          "rounded once") {
+  std::vector<double> a;
+  std::vector<double> b;
+  fmod_pairs(&a, &b);
+  const int32_t n = static_cast<int32_t>(a.size());
+  for (const ScalarType dtype : {ScalarType::Half, ScalarType::BFloat16}) {
+    CAPTURE(dtype);
+    auto ta = make(dtype, {n}, a);  // rounded to dtype as written
+    auto tb = make(dtype, {n}, b);
+    const std::vector<double> av = values(ta.tensor());
+    const std::vector<double> bv = values(tb.tensor());
+    for (const bool remainder : {false, true}) {
+      const char* tensor_op = remainder ? "aten::remainder.Tensor_out" : "aten::fmod.Tensor_out";
+      const char* scalar_op = remainder ? "aten::remainder.Scalar_out" : "aten::fmod.Scalar_out";
+      auto expect = [&](double x, double y) {
+        const float xf = static_cast<float>(x);
+        const float yf = static_cast<float>(y);
+        float m = std::fmod(xf, yf);
+        if (remainder && m != 0 && ((yf < 0) != (m < 0))) m += yf;
+        return round_to(dtype, m);
+      };
+      auto mismatches = [&](const std::vector<double>& got, auto&& want_at) {
+        int count = 0;
+        for (size_t i = 0; i < got.size(); ++i) {
+          const double want = want_at(i);
+          if (!((std::isnan(want) && std::isnan(got[i])) ||
+                (want == got[i] && std::signbit(want) == std::signbit(got[i])))) {
+            ++count;
+          }
+        }
+        return count;
+      };
+      // Contiguous: the block loop over widened values.
+      auto out = zeros(dtype, {n});
+      check_ok(Args().t(ta).t(tb).t(out).run(tensor_op));
+      CHECK(mismatches(values(out.tensor()), [&](size_t i) { return expect(av[i], bv[i]); }) ==
+            0);
+      // A Scalar divisor stays float32 beside the 16-bit tensor (PyTorch's opmath scalar).
+      check_ok(Args().t(ta).d(0.3).t(out).run(scalar_op));
+      CHECK(mismatches(values(out.tensor()), [&](size_t i) { return expect(av[i], 0.3); }) == 0);
+      // Transposed inputs: elementwise's strided 16-bit loop, the same values.
+      const int32_t rows = n / 4;
+      auto sa = make(dtype, {rows, 4}, {av.begin(), av.begin() + rows * 4}, {1, 0});
+      auto sb = make(dtype, {rows, 4}, {bv.begin(), bv.begin() + rows * 4}, {1, 0});
+      auto sout = zeros(dtype, {rows, 4});
+      check_ok(Args().t(sa).t(sb).t(sout).run(tensor_op));
+      CHECK(mismatches(values(sout.tensor()), [&](size_t i) { return expect(av[i], bv[i]); }) ==
+            0);
+    }
+  }
 }
 
 TEST_CASE("kernel atan2: quadrants; integers in float32") {
