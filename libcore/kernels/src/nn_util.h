@@ -155,4 +155,20 @@ inline T sum_of(const T* x, int64_t n) {
   return total;
 }
 
+/// The sum of (x[i] - mean)^2 over `n` contiguous values, with sum_of's independent partial
+/// results.
+template <typename T>
+inline T sum_of_squared_deviations(const T* x, int64_t n, T mean) {
+  constexpr int kLanes = 16;
+  T acc[kLanes] = {};
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) {
+    for (int l = 0; l < kLanes; ++l) acc[l] += (x[i + l] - mean) * (x[i + l] - mean);
+  }
+  T total = T(0);
+  for (int l = 0; l < kLanes; ++l) total += acc[l];
+  for (; i < n; ++i) total += (x[i] - mean) * (x[i] - mean);
+  return total;
+}
+
 }  // namespace etkit::kernels::nn
