@@ -7,6 +7,7 @@
 //
 // The selection runs in the outs themselves: for each row, an insertion into the k slots kept in
 // order, so no scratch memory is needed (O(n k) per row; k is small in the programs that use it).
+// Once the k slots are full, a value that does not beat the last kept one costs one comparison.
 
 #include <cstdint>
 #include <type_traits>
@@ -96,6 +97,20 @@ void topk_values(KernelContext& ctx, std::span<EValue*> args) {
     for (int64_t row = 0; row < num_rows; ++row) {
       int64_t kept = 0;
       for (int64_t j = 0; j < n; ++j) {
+        if constexpr (std::is_arithmetic_v<S>) {
+          // Once k are kept, most values do not beat the last: a tight scan skips them. A NaN on
+          // either side stops it and takes the full test below.
+          if (k > 0 && kept == k) {
+            const S last_kept = vo[off[1] + (k - 1) * v_step];
+            const S* p = in + off[0];
+            if (largest) {
+              while (j < n && p[j * in_step] <= last_kept) ++j;
+            } else {
+              while (j < n && p[j * in_step] >= last_kept) ++j;
+            }
+            if (j == n) break;
+          }
+        }
         const S v = in[off[0] + j * in_step];
         // Find the slot: after every kept value that ranks before or equals v.
         int64_t pos = kept;
