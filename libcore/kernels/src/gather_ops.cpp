@@ -16,23 +16,29 @@
 #include "etkit/kernels/kernel_util.h"
 #include "float16_proxy.h"
 #include "kernels.h"
+#include "scalar_fill.h"
 
 namespace etkit::kernels {
 namespace {
 
-// Visits every logical coordinate of `sizes` (rank `rank`) in row-major order, keeping element
-// offsets into up to three tensors (strides per tensor) up to date.
+// Visits `sizes` (rank `rank`) in row-major order a run of the innermost dimension at a time:
+// f(coord, off, n, step) for each run of n elements, with coord the first element's coordinate
+// (innermost 0), off its offsets into up to three tensors (strides per tensor) and step their
+// strides along the run. A rank-0 shape is one run of one element. The odometer moves once per
+// run rather than once per element, and the callers' loops over a run are typed.
 template <typename F>
-void for_each_coord(int rank, const int32_t* sizes, const int64_t* const* strides, int count,
-                    F f) {
+void for_each_run(int rank, const int32_t* sizes, const int64_t* const* strides, int count, F f) {
   int64_t numel = 1;
   for (int d = 0; d < rank; ++d) numel *= sizes[d];
   if (numel == 0) return;
+  int64_t step[3] = {};
+  const int64_t n = rank == 0 ? 1 : sizes[rank - 1];
+  for (int k = 0; k < count && rank > 0; ++k) step[k] = strides[k][rank - 1];
   int64_t coord[kMaxRank] = {};
   int64_t off[3] = {};
-  for (int64_t n = 0; n < numel; ++n) {
-    f(coord, off);
-    for (int d = rank - 1; d >= 0; --d) {
+  for (int64_t done = 0; done < numel; done += n) {
+    f(coord, off, n, step);
+    for (int d = rank - 2; d >= 0; --d) {
       if (++coord[d] < sizes[d]) {
         for (int k = 0; k < count; ++k) off[k] += strides[k][d];
         break;
@@ -40,6 +46,34 @@ void for_each_coord(int rank, const int32_t* sizes, const int64_t* const* stride
       for (int k = 0; k < count; ++k) off[k] -= strides[k][d] * (coord[d] - 1);
       coord[d] = 0;
     }
+  }
+}
+
+// Calls f(tag) with tag's type the unsigned integer of `size` bytes (1, 2, 4 or 8) that moves an
+// element, or a 16-byte struct; returns false for any other size.
+struct Bytes16 {
+  uint64_t lo;
+  uint64_t hi;
+};
+template <typename F>
+bool dispatch_element_size(size_t size, F f) {
+  switch (size) {
+    case 1: f(TypeTag<uint8_t>{}); return true;
+    case 2: f(TypeTag<uint16_t>{}); return true;
+    case 4: f(TypeTag<uint32_t>{}); return true;
+    case 8: f(TypeTag<uint64_t>{}); return true;
+    case 16: f(TypeTag<Bytes16>{}); return true;
+    default: return false;
+  }
+}
+
+// Calls f(index pointer) with the index tensor's data typed as int64 or int32.
+template <typename F>
+void with_index_data(const Tensor& index, F f) {
+  if (index.dtype() == ScalarType::Long) {
+    f(index.data_as<const int64_t>());
+  } else {
+    f(index.data_as<const int32_t>());
   }
 }
 
@@ -62,17 +96,32 @@ bool check_index_values(KernelContext& ctx, const Tensor& index, int64_t size, i
   int64_t strides[kMaxRank] = {};
   strides_of(index, strides);
   const int64_t* s[1] = {strides};
+  int64_t bad = 0;
   bool ok = true;
-  for_each_coord(index.dim(), index.sizes().data(), s, 1, [&](const int64_t*, const int64_t* off) {
-    if (!ok) return;
-    const int64_t v = read_index(index, off[0]);
-    if (v < 0 || v >= size) {
-      ctx.fail(ErrorCode::InvalidArgument,
-               "index %lld is out of range for dimension %d of size %lld",
-               static_cast<long long>(v), dim, static_cast<long long>(size));
-      ok = false;
-    }
+  with_index_data(index, [&](const auto* idx) {
+    for_each_run(index.dim(), index.sizes().data(), s, 1,
+                 [&](const int64_t*, const int64_t* off, int64_t n, const int64_t* step) {
+                   if (!ok) return;
+                   const auto* p = idx + off[0];
+                   bool run_ok = true;
+                   for (int64_t j = 0; j < n; ++j) {
+                     const int64_t v = p[j * step[0]];
+                     run_ok = run_ok && v >= 0 && v < size;
+                   }
+                   if (run_ok) return;
+                   for (int64_t j = 0; j < n && ok; ++j) {
+                     const int64_t v = p[j * step[0]];
+                     if (v < 0 || v >= size) {
+                       bad = v;
+                       ok = false;
+                     }
+                   }
+                 });
   });
+  if (!ok) {
+    ctx.fail(ErrorCode::InvalidArgument, "index %lld is out of range for dimension %d of size %lld",
+             static_cast<long long>(bad), dim, static_cast<long long>(size));
+  }
   return ok;
 }
 
@@ -98,6 +147,7 @@ bool check_index_shape(KernelContext& ctx, const Tensor& index, const Tensor& ot
   }
   return true;
 }
+
 
 // gather.out(Tensor self, int dim, Tensor index, *, bool sparse_grad=False, Tensor(a!) out)
 void gather_out(KernelContext& ctx, std::span<EValue*> args) {
@@ -129,17 +179,31 @@ void gather_out(KernelContext& ctx, std::span<EValue*> args) {
   strides_of(*out, os);
   const int64_t* s[3] = {is, ss, os};
   const int64_t dim_stride = self->dim() == 0 ? 0 : self->stride(dim);
-  const size_t es = self->element_size();
-  const char* src = static_cast<const char*>(self->data());
-  char* dst = static_cast<char*>(out->data());
-  for_each_coord(index->dim(), index->sizes().data(), s, 3,
-                 [&](const int64_t* coord, const int64_t* off) {
-                   // off[1] walks self with coordinate dim included; replace that part.
-                   const int64_t base = off[1] - (index->dim() > 0 ? coord[dim] * dim_stride : 0);
-                   const int64_t v = read_index(*index, off[0]);
-                   std::memcpy(dst + off[2] * static_cast<int64_t>(es),
-                               src + (base + v * dim_stride) * static_cast<int64_t>(es), es);
-                 });
+  // Along a run (index's innermost dimension), self moves by its own stride there, except when
+  // that dimension is dim itself: then only the index moves it.
+  const bool dim_is_inner = index->dim() > 0 && dim == index->dim() - 1;
+  const bool moved = dispatch_element_size(self->element_size(), [&](auto tag) {
+    using E = typename decltype(tag)::type;
+    const E* src = static_cast<const E*>(self->data());
+    E* dst = static_cast<E*>(out->data());
+    with_index_data(*index, [&](const auto* idx) {
+      for_each_run(index->dim(), index->sizes().data(), s, 3,
+                   [&](const int64_t* coord, const int64_t* off, int64_t n, const int64_t* step) {
+                     // off[1] walks self with coordinate dim included; take that part out.
+                     const E* base = src + off[1] - (index->dim() > 0 ? coord[dim] * dim_stride : 0);
+                     const int64_t self_step = dim_is_inner ? 0 : step[1];
+                     const auto* ip = idx + off[0];
+                     E* op = dst + off[2];
+                     for (int64_t j = 0; j < n; ++j) {
+                       op[j * step[2]] = base[j * self_step + ip[j * step[0]] * dim_stride];
+                     }
+                   });
+    });
+  });
+  if (!moved) {
+    ctx.fail(ErrorCode::InvalidType, "self has dtype %s, whose %zu-byte elements gather cannot move",
+             scalar_type_name(self->dtype()), self->element_size());
+  }
 }
 
 enum class Reduce { None, Add };
@@ -168,7 +232,10 @@ void scatter_common(KernelContext& ctx, std::span<EValue*> args, const Tensor* s
   if (reduce == Reduce::Add && !check_computed_dtype(ctx, *self, "self")) return;
   const int64_t size = self->dim() == 0 ? 1 : self->size(dim);
   if (!check_index_values(ctx, *index, size, dim)) return;
-  if (value != nullptr && !check_scalar_fits(ctx, *value, self->dtype(), "value")) return;
+  uint64_t fill_bytes = 0;
+  if (value != nullptr && !scalar_to_bytes(ctx, *value, self->dtype(), "value", &fill_bytes)) {
+    return;
+  }
   if (!resize_out(ctx, *out, self->sizes())) return;
   copy_same_shape(*self, *out);
   int64_t is[kMaxRank] = {};
@@ -179,29 +246,52 @@ void scatter_common(KernelContext& ctx, std::span<EValue*> args, const Tensor* s
   if (src != nullptr) strides_of(*src, ss);
   const int64_t* s[3] = {is, os, ss};
   const int64_t dim_stride = out->dim() == 0 ? 0 : out->stride(dim);
+  const bool dim_is_inner = index->dim() > 0 && dim == index->dim() - 1;
+  // Visits every index element with its target in out and its value (src's element, or `fill`)
+  // as S, calling update(target, value).
+  auto for_each_target = [&](auto tag, auto fill, auto update) {
+    using S = typename decltype(tag)::type;
+    S* o = static_cast<S*>(out->data());
+    const S* in = src != nullptr ? static_cast<const S*>(src->data()) : nullptr;
+    with_index_data(*index, [&](const auto* idx) {
+      for_each_run(
+          index->dim(), index->sizes().data(), s, 3,
+          [&](const int64_t* coord, const int64_t* off, int64_t n, const int64_t* step) {
+            S* base = o + off[1] - (index->dim() > 0 ? coord[dim] * dim_stride : 0);
+            const int64_t out_step = dim_is_inner ? 0 : step[1];
+            const auto* ip = idx + off[0];
+            const S* vp = in != nullptr ? in + off[2] : nullptr;
+            for (int64_t j = 0; j < n; ++j) {
+              update(base + j * out_step + ip[j * step[0]] * dim_stride,
+                     vp != nullptr ? vp[j * step[2]] : fill);
+            }
+          });
+    });
+  };
+  if (reduce == Reduce::None) {
+    // Elements move by size, so every movable dtype works (Half, BFloat16, complex included).
+    const bool moved = dispatch_element_size(out->element_size(), [&](auto tag) {
+      using S = typename decltype(tag)::type;
+      S fill{};
+      if (value != nullptr) std::memcpy(&fill, &fill_bytes, sizeof(S) < 8 ? sizeof(S) : 8);
+      for_each_target(tag, fill, [](S* target, S v) { *target = v; });
+    });
+    if (!moved) {
+      ctx.fail(ErrorCode::InvalidType, "self has dtype %s, whose elements scatter cannot move",
+               scalar_type_name(self->dtype()));
+    }
+    return;
+  }
   dispatch_dtype(self->dtype(), [&](auto tag) {
     using C = typename decltype(tag)::type;
     using S = StorageOf<C>;
-    S* o = out->data_as<S>();
-    const S* in = src != nullptr ? src->data_as<const S>() : nullptr;
-    S fill{};
-    if (value != nullptr) fill = static_cast<S>(value->to<C>());
-    for_each_coord(index->dim(), index->sizes().data(), s, 3,
-                   [&](const int64_t* coord, const int64_t* off) {
-                     const int64_t base =
-                         off[1] - (index->dim() > 0 ? coord[dim] * dim_stride : 0);
-                     S* target = o + base + read_index(*index, off[0]) * dim_stride;
-                     const S v = in != nullptr ? in[off[2]] : fill;
-                     if (reduce == Reduce::Add) {
-                       if constexpr (std::is_same_v<C, bool>) {
-                         *target = static_cast<S>((*target != 0) || (v != 0));
-                       } else {
-                         *target = add_wrap(*target, v);
-                       }
-                     } else {
-                       *target = v;
-                     }
-                   });
+    for_each_target(TypeTag<S>{}, S{}, [](S* target, S v) {
+      if constexpr (std::is_same_v<C, bool>) {
+        *target = static_cast<S>((*target != 0) || (v != 0));
+      } else {
+        *target = add_wrap(*target, v);
+      }
+    });
   });
 }
 
@@ -390,7 +480,7 @@ std::span<const KernelEntry> gather_kernels() {
       {"aten::index_select.out", index_select_out, kMovableDtypes},
       {"aten::repeat_interleave.Tensor_out", repeat_interleave_tensor_out, kIndexDtypes},
       {"aten::scatter.src_out", scatter_src_out, kMovableDtypes},
-      {"aten::scatter.value_out", scatter_value_out, kMovableDtypes},
+      {"aten::scatter.value_out", scatter_value_out, kArithmeticDtypes},
       {"aten::scatter_add.out", via_float32<scatter_add_out>, kArithmeticDtypes},
       {"aten::select_scatter.out", select_scatter_out, kMovableDtypes},
   };

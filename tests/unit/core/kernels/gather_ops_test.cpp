@@ -3,6 +3,7 @@
 
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <vector>
 
 #include "kernel_test_util.h"
@@ -43,6 +44,90 @@ TEST_CASE("kernel scatter / scatter_add") {
   auto aout = zeros(F, {2, 3});
   check_ok(Args().t(acc).i(1).t(idx).t(ones).t(aout).run("aten::scatter_add.out"));
   check_tensor(aout.tensor(), F, {2, 3}, {2, 0, 0, 11, 10, 11});
+}
+
+// gather and scatter/scatter_add on a 3-D self along each dim, against plain loops over the
+// definitions: an index smaller than self in the other dims, int64 and int32 indices, index and
+// out laid out transposed, and element sizes 1, 2, 4 and 8 (the kernels move elements by size;
+// Half once left scatter's out a copy of self).
+TEST_CASE("kernel gather / scatter / scatter_add: every dim, layouts, index and element types") {
+  const std::vector<int32_t> self_sizes = {3, 4, 5};
+  const std::vector<int32_t> index_sizes = {2, 3, 4};
+  const int64_t numel = 2 * 3 * 4;
+  auto self_values = pseudo_random(60, 3);
+  for (double& v : self_values) v = std::round(v * 40);  // exact in every dtype below
+  auto src_values = pseudo_random(60, 4);
+  for (double& v : src_values) v = std::round(v * 40);
+  for (const ScalarType dtype : {F, U8, H, L}) {
+    std::vector<double> sv = self_values;
+    std::vector<double> rv = src_values;
+    if (dtype == U8) {
+      for (double& v : sv) v = std::fabs(v);
+      for (double& v : rv) v = std::fabs(v);
+    }
+    for (int dim = 0; dim < 3; ++dim) {
+      for (const ScalarType index_dtype : {L, I}) {
+        for (const bool transposed : {false, true}) {
+          CAPTURE(dtype);
+          CAPTURE(dim);
+          CAPTURE(index_dtype);
+          CAPTURE(transposed);
+          std::vector<double> iv(static_cast<size_t>(numel));
+          uint32_t seed = 17;
+          for (double& v : iv) {
+            seed = seed * 1664525u + 1013904223u;
+            v = static_cast<double>((seed >> 8) % static_cast<uint32_t>(self_sizes[dim]));
+          }
+          const std::vector<uint8_t> order =
+              transposed ? std::vector<uint8_t>{2, 1, 0} : std::vector<uint8_t>{};
+          auto self = make(dtype, self_sizes, sv);
+          auto src = make(dtype, self_sizes, rv, order);
+          auto index = make(index_dtype, index_sizes, iv, order);
+          // Logical offsets: index (i, j, k) row-major over index_sizes; self over self_sizes.
+          auto self_at = [&](int i, int j, int k) { return (i * 4 + j) * 5 + k; };
+          auto gathered = zeros(dtype, index_sizes, order);
+          check_ok(
+              Args().t(self).i(dim).t(index).b(false).t(gathered).run("aten::gather.out"));
+          std::vector<double> want_gather(static_cast<size_t>(numel));
+          std::vector<double> want_scatter = sv;
+          std::vector<double> want_add = sv;
+          std::vector<double> want_fill = sv;
+          for (int i = 0; i < 2; ++i) {
+            for (int j = 0; j < 3; ++j) {
+              for (int k = 0; k < 4; ++k) {
+                const int l = (i * 3 + j) * 4 + k;
+                const int v = static_cast<int>(iv[static_cast<size_t>(l)]);
+                const int t = dim == 0 ? self_at(v, j, k)
+                              : dim == 1 ? self_at(i, v, k)
+                                         : self_at(i, j, v);
+                want_gather[static_cast<size_t>(l)] = sv[static_cast<size_t>(t)];
+                const double from = rv[static_cast<size_t>(self_at(i, j, k))];
+                want_fill[static_cast<size_t>(t)] = 7;
+                want_scatter[static_cast<size_t>(t)] = from;  // the last write wins, in order
+                want_add[static_cast<size_t>(t)] += from;
+              }
+            }
+          }
+          CHECK(values(gathered.tensor()) == want_gather);
+          auto scattered = zeros(dtype, self_sizes);
+          check_ok(Args().t(self).i(dim).t(index).t(src).t(scattered).run("aten::scatter.src_out"));
+          if (!transposed) {
+            // PyTorch leaves the winner of duplicate targets unspecified; the index's memory
+            // order decides it here, which is logical order only when index is contiguous.
+            CHECK(values(scattered.tensor()) == want_scatter);
+          }
+          auto filled = zeros(dtype, self_sizes);
+          check_ok(Args().t(self).i(dim).t(index).i(7).t(filled).run("aten::scatter.value_out"));
+          CHECK(values(filled.tensor()) == want_fill);
+          if (dtype != U8) {  // sums of uint8 wrap; the by-hand sums do not
+            auto added = zeros(dtype, self_sizes);
+            check_ok(Args().t(self).i(dim).t(index).t(src).t(added).run("aten::scatter_add.out"));
+            CHECK(values(added.tensor()) == want_add);
+          }
+        }
+      }
+    }
+  }
 }
 
 TEST_CASE("kernel index_select and select_scatter") {
