@@ -45,6 +45,16 @@ class Call {
     values_.push_back(EValue::from_int_list(
         etkit::BoxedIntList(ptrs.data(), scratch.data(), ptrs.size())));
   }
+  // A Tensor?[] of `items` (nullptr for None).
+  void optional_tensors(std::vector<HostTensor*> items) {
+    auto& ptrs = ptrs_.emplace_back();
+    for (HostTensor* t : items) {
+      ptrs.push_back(&items_.emplace_back(t != nullptr ? EValue::from_tensor(&t->tensor())
+                                                       : EValue()));
+    }
+    values_.push_back(
+        EValue::from_optional_tensor_list(etkit::TensorListRef(ptrs.data(), ptrs.size())));
+  }
   // The return slot: the last value, or a TensorList of the last `outs` values.
   std::vector<EValue*> args(size_t outs) {
     std::vector<EValue*> a;

@@ -5,7 +5,9 @@
 // - reductions over the last dim: prod, var, amin, argmin, max.dim, any beside sum and amax;
 // - the scan cumsum beside sum over the same dim;
 // - topk (k = 8) beside argmax over the last dim;
-// - gather, index_select, scatter, scatter_add beside embedding (a row gather);
+// - index_select beside embedding (both gather rows); gather (random rows), gather along the
+//   last dim, scatter and scatter_add beside index.Tensor with a full-size index (an element
+//   per index);
 // - flip, roll, repeat, upsample_nearest2d, upsample_bilinear2d beside permute_copy (a copy
 //   through index arithmetic);
 // - group norm beside layer norm.
@@ -161,6 +163,34 @@ void BM_IndexSelectF32(benchmark::State& state) {
   run(state, "aten::index_select.out", call.args(1), out);
 }
 
+// index.Tensor_out(self, Tensor?[] indices, out): 1M flat floats read through a 1024 x 1024
+// index of random positions, the older kernel closest to gather (an element per index).
+void BM_IndexTensorF32(benchmark::State& state) {
+  HostTensor in(ScalarType::Float, std::vector<int32_t>{kRows * kCols});
+  fill(in.tensor(), 2);
+  HostTensor idx = indices({kRows, kCols}, int64_t{kRows} * kCols);
+  HostTensor out(ScalarType::Float, std::vector<int32_t>{kRows, kCols});
+  Call call;
+  call.tensor(in);
+  call.optional_tensors({&idx});
+  call.tensor(out);
+  run(state, "aten::index.Tensor_out", call.args(1), out);
+}
+
+// gather along dim 0 with a full-size index: random rows, as index.Tensor's random positions.
+void BM_GatherDim0F32(benchmark::State& state) {
+  HostTensor in = matrix(2);
+  HostTensor idx = indices({kRows, kCols}, kRows);
+  HostTensor out(ScalarType::Float, std::vector<int32_t>{kRows, kCols});
+  Call call;
+  call.tensor(in);
+  call.integer(0);
+  call.tensor(idx);
+  call.boolean(false);
+  call.tensor(out);
+  run(state, "aten::gather.out", call.args(1), out);
+}
+
 // gather along the last dim with a full-size index.
 void BM_GatherF32(benchmark::State& state) {
   HostTensor in = matrix(2);
@@ -314,6 +344,8 @@ ETKIT_FAMILY_BENCH(BM_ArgminLastF32);
 ETKIT_FAMILY_BENCH(BM_TopkLastF32);
 ETKIT_FAMILY_BENCH(BM_EmbeddingF32);
 ETKIT_FAMILY_BENCH(BM_IndexSelectF32);
+ETKIT_FAMILY_BENCH(BM_IndexTensorF32);
+ETKIT_FAMILY_BENCH(BM_GatherDim0F32);
 ETKIT_FAMILY_BENCH(BM_GatherF32);
 ETKIT_FAMILY_BENCH(BM_ScatterF32);
 ETKIT_FAMILY_BENCH(BM_ScatterAddF32);
