@@ -190,7 +190,8 @@ void gather_out(KernelContext& ctx, std::span<EValue*> args) {
       for_each_run(index->dim(), index->sizes().data(), s, 3,
                    [&](const int64_t* coord, const int64_t* off, int64_t n, const int64_t* step) {
                      // off[1] walks self with coordinate dim included; take that part out.
-                     const E* base = src + off[1] - (index->dim() > 0 ? coord[dim] * dim_stride : 0);
+                     const E* base =
+                         src + off[1] - (index->dim() > 0 ? coord[dim] * dim_stride : 0);
                      const int64_t self_step = dim_is_inner ? 0 : step[1];
                      const auto* ip = idx + off[0];
                      E* op = dst + off[2];
@@ -201,7 +202,8 @@ void gather_out(KernelContext& ctx, std::span<EValue*> args) {
     });
   });
   if (!moved) {
-    ctx.fail(ErrorCode::InvalidType, "self has dtype %s, whose %zu-byte elements gather cannot move",
+    ctx.fail(ErrorCode::InvalidType,
+             "self has dtype %s, whose %zu-byte elements gather cannot move",
              scalar_type_name(self->dtype()), self->element_size());
   }
 }

@@ -149,9 +149,10 @@ void native_group_norm_out(KernelContext& ctx, std::span<EValue*> args) {
       for (int64_t i = 0; i < per_group; ++i) {
         const int64_t logical = first + i;
         const int64_t ch = (logical / hxw) % c;
-        const double w = weight == nullptr ? 1.0
-                                           : static_cast<double>(
-                                                 weight->data_as<const T>()[ch * weight->stride(0)]);
+        const double w =
+            weight == nullptr
+                ? 1.0
+                : static_cast<double>(weight->data_as<const T>()[ch * weight->stride(0)]);
         const double b = bias == nullptr
                              ? 0.0
                              : static_cast<double>(bias->data_as<const T>()[ch * bias->stride(0)]);

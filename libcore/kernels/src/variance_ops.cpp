@@ -1,7 +1,8 @@
 // Variance: var.out (unbiased flag), var.correction_out and var_mean.correction_out.
 //
 // Two passes in double per output element (the mean, then the sum of squared deviations), so a
-// large offset does not cancel the result. The divisor is max(0, N - correction), as in PyTorch:
+// large offset does not cancel the result; over a contiguous run (the last dim) each pass keeps
+// eight partial sums, so it vectorizes. The divisor is max(0, N - correction), as in PyTorch:
 // N <= correction gives inf (or NaN when every deviation is zero, and for N = 0). Floating self
 // only; outs have floating dtypes.
 
@@ -25,6 +26,41 @@ bool check_floating(KernelContext& ctx, const Tensor& t, const char* name) {
   return true;
 }
 
+// The sum of n contiguous values, and of their squared deviations from `mean`, in double with
+// independent partial sums, so that the loops vectorize (a reduction over a contiguous last dim).
+template <typename T>
+double contiguous_sum(const T* p, int64_t n) {
+  constexpr int kLanes = 8;
+  double acc[kLanes] = {};
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) {
+    for (int l = 0; l < kLanes; ++l) acc[l] += static_cast<double>(p[i + l]);
+  }
+  double total = 0.0;
+  for (int l = 0; l < kLanes; ++l) total += acc[l];
+  for (; i < n; ++i) total += static_cast<double>(p[i]);
+  return total;
+}
+template <typename T>
+double contiguous_squared_deviations(const T* p, int64_t n, double mean) {
+  constexpr int kLanes = 8;
+  double acc[kLanes] = {};
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) {
+    for (int l = 0; l < kLanes; ++l) {
+      const double d = static_cast<double>(p[i + l]) - mean;
+      acc[l] += d * d;
+    }
+  }
+  double total = 0.0;
+  for (int l = 0; l < kLanes; ++l) total += acc[l];
+  for (; i < n; ++i) {
+    const double d = static_cast<double>(p[i]) - mean;
+    total += d * d;
+  }
+  return total;
+}
+
 // Writes the variance of each output element into `var` and, if given, the mean into `mean`
 // (planned separately: the two outs may differ in dim order).
 void variance(KernelContext& ctx, const Tensor& self, std::span<const int64_t> dims,
@@ -40,11 +76,22 @@ void variance(KernelContext& ctx, const Tensor& self, std::span<const int64_t> d
   const double divisor = n - correction > 0.0 ? n - correction : 0.0;
   const void* in = self.data();
   const ScalarType t = self.dtype();
-  auto mean_at = [&](const ReducePlan& p, int64_t base) {
+  // One contiguous run of float32 or float64 per output: the vectorized sums.
+  auto contiguous = [&](const ReducePlan& p) {
+    return p.num_reduced == 1 && p.red_in_stride[0] == 1 &&
+           (t == ScalarType::Float || t == ScalarType::Double);
+  };
+  auto sum_at = [&](const ReducePlan& p, int64_t base) {
+    if (contiguous(p)) {
+      return t == ScalarType::Float
+                 ? contiguous_sum(static_cast<const float*>(in) + base, p.red_numel)
+                 : contiguous_sum(static_cast<const double*>(in) + base, p.red_numel);
+    }
     double sum = 0.0;
     for_each_reduced(p, base, [&](int64_t off) { sum += load_as<double>(in, t, off); });
-    return sum / n;
+    return sum;
   };
+  auto mean_at = [&](const ReducePlan& p, int64_t base) { return sum_at(p, base) / n; };
   dispatch_dtype(var.dtype(), [&](auto tag) {
     using C = typename decltype(tag)::type;
     if constexpr (std::is_floating_point_v<C>) {
@@ -52,10 +99,18 @@ void variance(KernelContext& ctx, const Tensor& self, std::span<const int64_t> d
       for_each_output(plan, var.numel(), [&](int64_t base, int64_t out_off) {
         const double m = mean_at(plan, base);
         double ss = 0.0;
-        for_each_reduced(plan, base, [&](int64_t off) {
-          const double d = load_as<double>(in, t, off) - m;
-          ss += d * d;
-        });
+        if (contiguous(plan)) {
+          ss = t == ScalarType::Float
+                   ? contiguous_squared_deviations(static_cast<const float*>(in) + base,
+                                                   plan.red_numel, m)
+                   : contiguous_squared_deviations(static_cast<const double*>(in) + base,
+                                                   plan.red_numel, m);
+        } else {
+          for_each_reduced(plan, base, [&](int64_t off) {
+            const double d = load_as<double>(in, t, off) - m;
+            ss += d * d;
+          });
+        }
         o[out_off] = static_cast<C>(ss / divisor);
       });
     }

@@ -110,7 +110,8 @@ int fmod_mismatches(const std::vector<double>& a, const std::vector<double>& b,
                       (want == g && std::signbit(want) == std::signbit(g));
     if (!same) {
       ++mismatches;
-      if (mismatches <= 5) MESSAGE((remainder ? "remainder(" : "fmod("), x, ", ", y, ") = ", g, ", expected ", want);
+      if (mismatches <= 5)
+        MESSAGE((remainder ? "remainder(" : "fmod("), x, ", ", y, ") = ", g, ", expected ", want);
     }
   }
   return mismatches;

@@ -51,5 +51,42 @@ TEST_CASE("kernel var_mean: variance then mean, non-default layout") {
   check_tensor(var.tensor(), D, {2}, {2.0 / 3.0, 14.0 / 3.0});
 }
 
+// Rows of 37 (the contiguous path's eight partial sums and a tail) around a large offset, which a
+// one-pass formula would cancel: float32 and float64, rows contiguous (the vectorized sums) and
+// transposed (the strided path), against a plain two-pass loop in double.
+TEST_CASE("kernel var / var_mean: long rows with an offset, contiguous and strided") {
+  const int rows = 3;
+  const int n = 37;
+  std::vector<double> x = pseudo_random(static_cast<size_t>(rows * n), 11);
+  for (double& v : x) v = 10000.0 + std::round(v * 64) / 64;  // exact in float32
+  std::vector<double> want_var;
+  std::vector<double> want_mean;
+  for (int r = 0; r < rows; ++r) {
+    double m = 0;
+    for (int j = 0; j < n; ++j) m += x[static_cast<size_t>(r * n + j)];
+    m /= n;
+    double ss = 0;
+    for (int j = 0; j < n; ++j) {
+      const double d = x[static_cast<size_t>(r * n + j)] - m;
+      ss += d * d;
+    }
+    want_var.push_back(ss / (n - 1));
+    want_mean.push_back(m);
+  }
+  for (const ScalarType dtype : {F, D}) {
+    for (const bool transposed : {false, true}) {
+      CAPTURE(dtype);
+      CAPTURE(transposed);
+      auto a = transposed ? make(dtype, {rows, n}, x, {1, 0}) : make(dtype, {rows, n}, x);
+      auto var = zeros(dtype, {rows});
+      auto mean = zeros(dtype, {rows});
+      check_ok(Args().t(a).ints({1}).none().b(false).t(var).t(mean).run_outs(
+          "aten::var_mean.correction_out", 2));
+      check_close(values(var.tensor()), want_var, 1e-6);
+      check_close(values(mean.tensor()), want_mean, dtype == F ? 1e-7 : 1e-12);  // float32 ulp
+    }
+  }
+}
+
 }  // namespace
 }  // namespace etkit::test
