@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_call.h"
 #include "etkit/backends/xnnpack_backend.h"
 #include "etkit/formats/xnnpack_generated.h"
 #include "etkit/host/default_registries.h"
@@ -174,32 +175,7 @@ void run_blob(benchmark::State& state, const std::vector<uint8_t>& blob,
 
 // --- The portable side: kernels through the registry ---
 
-class Call {
- public:
-  void tensor(HostTensor& t) { values_.push_back(EValue::from_tensor(&t.tensor())); }
-  void integer(int64_t v) { values_.push_back(EValue::from_int(v)); }
-  void boolean(bool v) { values_.push_back(EValue::from_bool(v)); }
-  void real(double v) { values_.push_back(EValue::from_double(v)); }
-  void none() { values_.push_back(EValue()); }
-  void ints(std::vector<int64_t> items) {
-    auto& ptrs = ptrs_.emplace_back();
-    for (int64_t v : items) ptrs.push_back(&items_.emplace_back(EValue::from_int(v)));
-    auto& scratch = scratch_.emplace_back(items.size());
-    values_.push_back(EValue::from_int_list(etkit::BoxedIntList(ptrs.data(), scratch.data(), ptrs.size())));
-  }
-  std::vector<EValue*> args() {
-    std::vector<EValue*> a;
-    for (EValue& v : values_) a.push_back(&v);
-    a.push_back(a.back());  // the return slot is the out tensor
-    return a;
-  }
-
- private:
-  std::deque<EValue> values_;
-  std::deque<EValue> items_;
-  std::deque<std::vector<EValue*>> ptrs_;
-  std::deque<std::vector<int64_t>> scratch_;
-};
+using etkit::bench::Call;
 
 struct Step {
   etkit::KernelFn fn;
@@ -215,7 +191,7 @@ struct Portable {
     if (seed != 0) fill(t.back().tensor().data_as<float>(), static_cast<size_t>(t.back().tensor().numel()), seed);
     return t.back();
   }
-  void add(const char* name, Call& c) { steps.push_back({etkit::default_kernel_registry().find(name), c.args()}); }
+  void add(const char* name, Call& c) { steps.push_back({etkit::default_kernel_registry().find(name), c.args(1)}); }
   HostTensor& conv(HostTensor& in, int32_t cin, int32_t cout, int32_t hw, int32_t stride, uint32_t seed) {
     HostTensor& w = tensor({cout, cin, 3, 3}, seed);
     HostTensor& b = tensor({cout}, seed + 100);

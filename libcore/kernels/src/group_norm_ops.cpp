@@ -114,7 +114,7 @@ void native_group_norm_out(KernelContext& ctx, std::span<EValue*> args) {
         const T* xs = x + s * per_group;
         T* ys = y + s * per_group;
         const T mean = nn::sum_of(xs, per_group) * inv;
-        const T var = nn::sum_of_squared_deviations(xs, per_group, mean) * inv;
+        const T var = nn::squared_deviations_as<T>(xs, per_group, mean) * inv;
         const T rstd = T(1) / std::sqrt(var + static_cast<T>(eps));
         mean_out[nn::memory_index(*outs[1], mc, s)] = mean;
         rstd_out[nn::memory_index(*outs[2], rc, s)] = rstd;

@@ -139,35 +139,47 @@ inline int64_t memory_index(const Tensor& t, bool contiguous, int64_t i) {
   return contiguous ? i : logical_to_memory_index(t, i);
 }
 
-/// Sum and maximum of `n` contiguous values with independent partial results, so that GCC
-/// vectorizes them without reassociating a single accumulator.
-template <typename T>
-inline T sum_of(const T* x, int64_t n) {
+/// The sum of `n` contiguous values accumulated in `Acc`, with independent partial results, so
+/// that GCC vectorizes it without reassociating a single accumulator.
+template <typename Acc, typename T>
+inline Acc sum_as(const T* x, int64_t n) {
   constexpr int kLanes = 16;
-  T acc[kLanes] = {};
+  Acc acc[kLanes] = {};
   int64_t i = 0;
   for (; i + kLanes <= n; i += kLanes) {
-    for (int l = 0; l < kLanes; ++l) acc[l] += x[i + l];
+    for (int l = 0; l < kLanes; ++l) acc[l] += static_cast<Acc>(x[i + l]);
   }
-  T total = T(0);
+  Acc total = Acc(0);
   for (int l = 0; l < kLanes; ++l) total += acc[l];
-  for (; i < n; ++i) total += x[i];
+  for (; i < n; ++i) total += static_cast<Acc>(x[i]);
   return total;
 }
 
-/// The sum of (x[i] - mean)^2 over `n` contiguous values, with sum_of's independent partial
-/// results.
+/// sum_as in the values' own type.
 template <typename T>
-inline T sum_of_squared_deviations(const T* x, int64_t n, T mean) {
+inline T sum_of(const T* x, int64_t n) {
+  return sum_as<T>(x, n);
+}
+
+/// The sum of (x[i] - mean)^2 over `n` contiguous values, in `Acc`, with sum_as's independent
+/// partial results.
+template <typename Acc, typename T>
+inline Acc squared_deviations_as(const T* x, int64_t n, Acc mean) {
   constexpr int kLanes = 16;
-  T acc[kLanes] = {};
+  Acc acc[kLanes] = {};
   int64_t i = 0;
   for (; i + kLanes <= n; i += kLanes) {
-    for (int l = 0; l < kLanes; ++l) acc[l] += (x[i + l] - mean) * (x[i + l] - mean);
+    for (int l = 0; l < kLanes; ++l) {
+      const Acc d = static_cast<Acc>(x[i + l]) - mean;
+      acc[l] += d * d;
+    }
   }
-  T total = T(0);
+  Acc total = Acc(0);
   for (int l = 0; l < kLanes; ++l) total += acc[l];
-  for (; i < n; ++i) total += (x[i] - mean) * (x[i] - mean);
+  for (; i < n; ++i) {
+    const Acc d = static_cast<Acc>(x[i]) - mean;
+    total += d * d;
+  }
   return total;
 }
 

@@ -2,9 +2,9 @@
 //
 // Two passes in double per output element (the mean, then the sum of squared deviations), so a
 // large offset does not cancel the result; over a contiguous run (the last dim) each pass keeps
-// eight partial sums, so it vectorizes. The divisor is max(0, N - correction), as in PyTorch:
-// N <= correction gives inf (or NaN when every deviation is zero, and for N = 0). Floating self
-// only; outs have floating dtypes.
+// independent partial sums (nn::sum_as), so it vectorizes. The divisor is max(0, N - correction),
+// as in PyTorch: N <= correction gives inf (or NaN when every deviation is zero, and for N = 0).
+// Floating self only; outs have floating dtypes.
 
 #include <cstdint>
 
@@ -12,6 +12,7 @@
 #include "etkit/kernels/kernel_util.h"
 #include "float16_proxy.h"
 #include "kernels.h"
+#include "nn_util.h"
 #include "reduce_util.h"
 
 namespace etkit::kernels {
@@ -24,41 +25,6 @@ bool check_floating(KernelContext& ctx, const Tensor& t, const char* name) {
     return false;
   }
   return true;
-}
-
-// The sum of n contiguous values, and of their squared deviations from `mean`, in double with
-// independent partial sums, so that the loops vectorize (a reduction over a contiguous last dim).
-template <typename T>
-double contiguous_sum(const T* p, int64_t n) {
-  constexpr int kLanes = 8;
-  double acc[kLanes] = {};
-  int64_t i = 0;
-  for (; i + kLanes <= n; i += kLanes) {
-    for (int l = 0; l < kLanes; ++l) acc[l] += static_cast<double>(p[i + l]);
-  }
-  double total = 0.0;
-  for (int l = 0; l < kLanes; ++l) total += acc[l];
-  for (; i < n; ++i) total += static_cast<double>(p[i]);
-  return total;
-}
-template <typename T>
-double contiguous_squared_deviations(const T* p, int64_t n, double mean) {
-  constexpr int kLanes = 8;
-  double acc[kLanes] = {};
-  int64_t i = 0;
-  for (; i + kLanes <= n; i += kLanes) {
-    for (int l = 0; l < kLanes; ++l) {
-      const double d = static_cast<double>(p[i + l]) - mean;
-      acc[l] += d * d;
-    }
-  }
-  double total = 0.0;
-  for (int l = 0; l < kLanes; ++l) total += acc[l];
-  for (; i < n; ++i) {
-    const double d = static_cast<double>(p[i]) - mean;
-    total += d * d;
-  }
-  return total;
 }
 
 // Writes the variance of each output element into `var` and, if given, the mean into `mean`
@@ -84,8 +50,8 @@ void variance(KernelContext& ctx, const Tensor& self, std::span<const int64_t> d
   auto sum_at = [&](const ReducePlan& p, int64_t base) {
     if (contiguous(p)) {
       return t == ScalarType::Float
-                 ? contiguous_sum(static_cast<const float*>(in) + base, p.red_numel)
-                 : contiguous_sum(static_cast<const double*>(in) + base, p.red_numel);
+                 ? nn::sum_as<double>(static_cast<const float*>(in) + base, p.red_numel)
+                 : nn::sum_as<double>(static_cast<const double*>(in) + base, p.red_numel);
     }
     double sum = 0.0;
     for_each_reduced(p, base, [&](int64_t off) { sum += load_as<double>(in, t, off); });
@@ -101,9 +67,9 @@ void variance(KernelContext& ctx, const Tensor& self, std::span<const int64_t> d
         double ss = 0.0;
         if (contiguous(plan)) {
           ss = t == ScalarType::Float
-                   ? contiguous_squared_deviations(static_cast<const float*>(in) + base,
+                   ? nn::squared_deviations_as<double>(static_cast<const float*>(in) + base,
                                                    plan.red_numel, m)
-                   : contiguous_squared_deviations(static_cast<const double*>(in) + base,
+                   : nn::squared_deviations_as<double>(static_cast<const double*>(in) + base,
                                                    plan.red_numel, m);
         } else {
           for_each_reduced(plan, base, [&](int64_t off) {
