@@ -109,6 +109,9 @@ class Args {
   /// Any value as it is, for kinds the other methods do not build (or wrong ones, in error tests).
   Args& value(const EValue& v) { return push(v); }
   Args& ints(std::initializer_list<int64_t> items) {
+    return ints(std::vector<int64_t>(items));
+  }
+  Args& ints(const std::vector<int64_t>& items) {
     auto& ptrs = item_ptrs_.emplace_back();
     for (int64_t v : items) ptrs.push_back(&items_.emplace_back(EValue::from_int(v)));
     auto& scratch = scratch_.emplace_back(items.size());

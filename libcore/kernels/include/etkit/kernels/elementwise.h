@@ -329,11 +329,84 @@ void elementwise(Tensor& out, const std::array<Operand, N>& in, Op op,
   });
 }
 
-/// Copies `in` (of `out`'s dtype, any element size 1/2/4/8) into `out` through `in`'s strides.
-/// Returns false for an element size it cannot move.
+namespace detail {
+
+// The tiles of copy_transposed: kTransposeTileQ elements along q, read from as many cache lines
+// of `in`, by kTransposeTileP along p, which reuse those lines. At a power-of-two stride every
+// line of `in` falls into the same L1 set, so q's extent stays within the 8 ways of a typical L1
+// (1024 x 1024 floats: 7.3 ms walking out in order, 2.3 ms with 16 x 16 tiles, 0.93 with 8 x 32).
+inline constexpr int64_t kTransposeTileQ = 8;
+inline constexpr int64_t kTransposeTileP = 32;
+
+// A copy whose innermost out dimension q reads `in` with a stride while another dimension p reads
+// it contiguously (a transpose: permute_copy, a channels-last to contiguous copy). Walking out in
+// order would read `in` one cache line (and, for wide rows, one page) per element; this copies
+// tiles of (p, q) instead, the other dimensions outside. Returns false, copying nothing, for any
+// other layout or a small tensor.
+template <typename U>
+bool copy_transposed(Tensor& out, const Operand& in) {
+  constexpr int64_t kMinElements = 4096;
+  const int rank = out.dim();
+  if (out.numel() < kMinElements) return false;
+  int q = -1;
+  int p = -1;
+  for (int d = 0; d < rank; ++d) {
+    if (out.size(d) <= 1) continue;
+    if (out.stride(d) == 1) q = d;
+    if (in.strides[d] == 1) p = d;
+  }
+  if (q < 0 || p < 0 || p == q) return false;
+  int others[kMaxRank];
+  int num_others = 0;
+  for (int d = 0; d < rank; ++d) {
+    if (d != p && d != q && out.size(d) > 1) others[num_others++] = d;
+  }
+  const int64_t np = out.size(p);
+  const int64_t nq = out.size(q);
+  const int64_t out_p = out.stride(p);
+  const int64_t in_q = in.strides[q];
+  U* const o = out.data_as<U>();
+  const U* const i = static_cast<const U*>(in.data);
+  int64_t index[kMaxRank] = {};
+  int64_t oo = 0;
+  int64_t io = 0;
+  for (;;) {
+    for (int64_t p0 = 0; p0 < np; p0 += kTransposeTileP) {
+      const int64_t p1 = p0 + kTransposeTileP < np ? p0 + kTransposeTileP : np;
+      for (int64_t q0 = 0; q0 < nq; q0 += kTransposeTileQ) {
+        const int64_t q1 = q0 + kTransposeTileQ < nq ? q0 + kTransposeTileQ : nq;
+        for (int64_t pp = p0; pp < p1; ++pp) {
+          U* orow = o + oo + pp * out_p;
+          const U* irow = i + io + pp;
+          for (int64_t qq = q0; qq < q1; ++qq) orow[qq] = irow[qq * in_q];
+        }
+      }
+    }
+    int k = num_others - 1;
+    for (; k >= 0; --k) {
+      const int d = others[k];
+      if (++index[k] < out.size(d)) {
+        oo += out.stride(d);
+        io += in.strides[d];
+        break;
+      }
+      oo -= out.stride(d) * (out.size(d) - 1);
+      io -= in.strides[d] * (out.size(d) - 1);
+      index[k] = 0;
+    }
+    if (k < 0) return true;
+  }
+}
+
+}  // namespace detail
+
+/// Copies `in` (of `out`'s dtype, any element size 1/2/4/8) into `out` through `in`'s strides;
+/// a transposing layout goes tile by tile (detail::copy_transposed). Returns false for an element
+/// size it cannot move.
 inline bool copy_elements(Tensor& out, const Operand& in) {
   auto run = [&](auto tag) {
     using U = typename decltype(tag)::type;
+    if (detail::copy_transposed<U>(out, in)) return;
     Operand raw = in;
     raw.dtype = out.dtype();
     elementwise<U, 1>(out, {raw}, [](U v) { return v; });
