@@ -44,6 +44,58 @@ void map_elements(const Tensor& self, Tensor& out, Src src) {
   }
 }
 
+// Like map_elements, a run of out's last dimension at a time: self's offset for coordinate `c`
+// with last coordinate j is outer(c) + inner(j), outer computed once per run (c's last entry is
+// 0 there) and inner called for j = 0, 1, ... in order; elements move as unsigned integers of
+// their size. For maps whose last dimension's part does not depend on the others (flip, roll,
+// repeat): the per-element work is inner's, not a walk over every dimension.
+template <typename Outer, typename Inner>
+void map_runs(const Tensor& self, Tensor& out, Outer outer, Inner inner) {
+  const int rank = out.dim();
+  if (rank == 0 || out.numel() == 0) {
+    map_elements(self, out, [&](const int64_t* c) { return outer(c) + inner(int64_t{0}); });
+    return;
+  }
+  auto run = [&](auto tag) {
+    using U = typename decltype(tag)::type;
+    const U* in = static_cast<const U*>(self.data());
+    U* o = static_cast<U*>(out.data());
+    const int last = rank - 1;
+    const int64_t n = out.size(last);
+    const int64_t step = out.stride(last);
+    int64_t coord[kMaxRank] = {};
+    int64_t off = 0;
+    for (;;) {
+      const U* base = in + outer(coord);
+      U* dst = o + off;
+      for (int64_t j = 0; j < n; ++j) dst[j * step] = base[inner(j)];
+      int d = last - 1;
+      for (; d >= 0; --d) {
+        if (++coord[d] < out.size(d)) {
+          off += out.stride(d);
+          break;
+        }
+        off -= out.stride(d) * (coord[d] - 1);
+        coord[d] = 0;
+      }
+      if (d < 0) return;
+    }
+  };
+  switch (out.element_size()) {
+    case 1: run(TypeTag<uint8_t>{}); return;
+    case 2: run(TypeTag<uint16_t>{}); return;
+    case 4: run(TypeTag<uint32_t>{}); return;
+    case 8: run(TypeTag<uint64_t>{}); return;
+    default: map_elements(self, out, [&](const int64_t* c) {
+      int64_t full[kMaxRank];
+      for (int d = 0; d < rank; ++d) full[d] = c[d];
+      const int64_t j = full[rank - 1];
+      full[rank - 1] = 0;
+      return outer(full) + inner(j);
+    });
+  }
+}
+
 bool self_and_out(KernelContext& ctx, std::span<EValue*> args, size_t n, Tensor** self,
                   Tensor** out) {
   if (!check_num_args(ctx, args, n + 1)) return false;
@@ -73,13 +125,20 @@ void flip_out(KernelContext& ctx, std::span<EValue*> args) {
     flip[d] = true;
   }
   if (!resize_out(ctx, *out, self->sizes())) return;
-  map_elements(*self, *out, [&](const int64_t* c) {
-    int64_t off = 0;
-    for (int d = 0; d < self->dim(); ++d) {
-      off += (flip[d] ? self->size(d) - 1 - c[d] : c[d]) * self->stride(d);
-    }
-    return off;
-  });
+  const int last = self->dim() - 1;
+  map_runs(
+      *self, *out,
+      [&](const int64_t* c) {
+        int64_t off = 0;
+        for (int d = 0; d < last; ++d) {
+          off += (flip[d] ? self->size(d) - 1 - c[d] : c[d]) * self->stride(d);
+        }
+        return off;
+      },
+      [&, first = last < 0 ? 0 : (flip[last] ? (self->size(last) - 1) * self->stride(last) : 0),
+       step = last < 0 ? 0 : (flip[last] ? -self->stride(last) : self->stride(last))](int64_t j) {
+        return first + j * step;
+      });
 }
 
 inline int64_t positive_mod(int64_t a, int64_t n) {
@@ -127,13 +186,22 @@ void roll_out(KernelContext& ctx, std::span<EValue*> args) {
     if (self->dim() == 0) continue;
     shift[d] += positive_mod(shifts[k], self->size(d));
   }
-  map_elements(*self, *out, [&](const int64_t* c) {
-    int64_t off = 0;
-    for (int d = 0; d < self->dim(); ++d) {
-      off += positive_mod(c[d] - shift[d], self->size(d)) * self->stride(d);
-    }
-    return off;
-  });
+  const int last = self->dim() - 1;
+  map_runs(
+      *self, *out,
+      [&](const int64_t* c) {
+        int64_t off = 0;
+        for (int d = 0; d < last; ++d) {
+          off += positive_mod(c[d] - shift[d], self->size(d)) * self->stride(d);
+        }
+        return off;
+      },
+      [&](int64_t j) {
+        if (last < 0) return int64_t{0};
+        // 0 <= shift < size: (j - shift) mod size without a division.
+        const int64_t k = j >= shift[last] ? j - shift[last] : j - shift[last] + self->size(last);
+        return k * self->stride(last);
+      });
 }
 
 // repeat.out(Tensor self, SymInt[] repeats, *, Tensor(a!) out)
@@ -167,13 +235,28 @@ void repeat_out(KernelContext& ctx, std::span<EValue*> args) {
     shape.sizes[d] = static_cast<int32_t>(total);
   }
   if (!resize_out(ctx, *out, shape.span())) return;
-  map_elements(*self, *out, [&](const int64_t* c) {
-    int64_t off = 0;
-    for (int d = lead; d < shape.rank; ++d) {
-      off += (c[d] % self->size(d - lead)) * self->stride(d - lead);
-    }
-    return off;
-  });
+  const int last = shape.rank - 1;
+  // Out's last dimension walks self's last (if self has one) round and round: a counter, reset
+  // at each run's start, stands for j % size.
+  const bool has_last = self->dim() > 0;
+  const int64_t last_size = has_last ? self->size(self->dim() - 1) : 1;
+  const int64_t last_stride = has_last ? self->stride(self->dim() - 1) : 0;
+  int64_t wrap = 0;
+  map_runs(
+      *self, *out,
+      [&](const int64_t* c) {
+        int64_t off = 0;
+        for (int d = lead; d < last; ++d) {
+          off += (c[d] % self->size(d - lead)) * self->stride(d - lead);
+        }
+        return off;
+      },
+      [&](int64_t j) {
+        if (j == 0) wrap = 0;
+        const int64_t off = wrap * last_stride;
+        if (++wrap == last_size) wrap = 0;
+        return off;
+      });
 }
 
 // tril.out(Tensor self, int diagonal=0, *, Tensor(a!) out)

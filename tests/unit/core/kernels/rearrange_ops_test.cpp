@@ -38,6 +38,59 @@ TEST_CASE("kernel repeat") {
               "repeats");
 }
 
+// flip, roll and repeat on a 3-D tensor, against their definitions written as plain loops: every
+// subset of flipped dims, shifts beyond the size and negative, repeats that add a dimension;
+// self and out laid out in other dim orders; element sizes 1, 2 and 8.
+TEST_CASE("kernel flip / roll / repeat: against their definitions, layouts and element sizes") {
+  const int a = 3, b = 4, c = 5;
+  std::vector<double> v(static_cast<size_t>(a * b * c));
+  for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<double>(i % 97);
+  auto at = [&](int i, int j, int k) { return v[static_cast<size_t>((i * b + j) * c + k)]; };
+  auto mod = [](int x, int n) { return ((x % n) + n) % n; };
+  for (const ScalarType dtype : {U8, H, L}) {
+    for (const bool other_orders : {false, true}) {
+      CAPTURE(dtype);
+      CAPTURE(other_orders);
+      const std::vector<uint8_t> in_order = other_orders ? std::vector<uint8_t>{2, 0, 1}
+                                                         : std::vector<uint8_t>{};
+      const std::vector<uint8_t> out_order = other_orders ? std::vector<uint8_t>{1, 2, 0}
+                                                          : std::vector<uint8_t>{};
+      auto self = make(dtype, {a, b, c}, v, in_order);
+      for (int mask = 0; mask < 8; ++mask) {
+        std::vector<int64_t> dims;
+        for (int d = 0; d < 3; ++d) {
+          if (mask & (1 << d)) dims.push_back(d);
+        }
+        auto out = zeros(dtype, {a, b, c}, out_order);
+        check_ok(Args().t(self).ints(dims).t(out).run("aten::flip.out"));
+        std::vector<double> want;
+        for (int i = 0; i < a; ++i)
+          for (int j = 0; j < b; ++j)
+            for (int k = 0; k < c; ++k)
+              want.push_back(at(mask & 1 ? a - 1 - i : i, mask & 2 ? b - 1 - j : j,
+                                mask & 4 ? c - 1 - k : k));
+        CHECK(values(out.tensor()) == want);
+      }
+      auto rolled = zeros(dtype, {a, b, c}, out_order);
+      check_ok(Args().t(self).ints({7, -3, 12}).ints({0, 1, 2}).t(rolled).run("aten::roll.out"));
+      std::vector<double> want_roll;
+      for (int i = 0; i < a; ++i)
+        for (int j = 0; j < b; ++j)
+          for (int k = 0; k < c; ++k)
+            want_roll.push_back(at(mod(i - 7, a), mod(j + 3, b), mod(k - 12, c)));
+      CHECK(values(rolled.tensor()) == want_roll);
+      auto repeated = zeros(dtype, {2, 3, 4, 15});
+      check_ok(Args().t(self).ints({2, 1, 1, 3}).t(repeated).run("aten::repeat.out"));
+      std::vector<double> want_repeat;
+      for (int r = 0; r < 2; ++r)
+        for (int i = 0; i < a; ++i)
+          for (int j = 0; j < b; ++j)
+            for (int k = 0; k < 3 * c; ++k) want_repeat.push_back(at(i, j, k % c));
+      CHECK(values(repeated.tensor()) == want_repeat);
+    }
+  }
+}
+
 TEST_CASE("kernel tril") {
   auto a = make(F, {3, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9});
   auto out = zeros(F, {3, 3});
