@@ -8,8 +8,8 @@
 // - index_select beside embedding (both gather rows); gather (random rows), gather along the
 //   last dim, scatter and scatter_add beside index.Tensor with a full-size index (an element
 //   per index);
-// - flip, roll, repeat, upsample_nearest2d, upsample_bilinear2d beside permute_copy (a copy
-//   through index arithmetic);
+// - flip, roll, repeat, upsample_nearest2d beside permute_copy (a copy through index
+//   arithmetic); upsample_bilinear2d beside it and beside avg_pool2d (weighted windows);
 // - group norm beside layer norm.
 // Compare the times of a pair, which do the same amount of memory traffic or less.
 
@@ -281,6 +281,25 @@ void upsample(benchmark::State& state, bool bilinear) {
       call.args(1), out);
 }
 void BM_UpsampleNearestF32(benchmark::State& s) { upsample(s, false); }
+
+// avg_pool2d(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override,
+// out) 2 x 2 of 1 x 4 x 512 x 512: the older kernel that resamples a grid through weighted windows
+// (1M in, 256K out; bilinear upsampling is 256K in, 1M out).
+void BM_AvgPool2x2F32(benchmark::State& state) {
+  HostTensor in(ScalarType::Float, std::vector<int32_t>{1, 4, 512, 512});
+  fill(in.tensor(), 2);
+  HostTensor out(ScalarType::Float, std::vector<int32_t>{1, 4, 256, 256});
+  Call call;
+  call.tensor(in);
+  call.ints({2, 2});
+  call.ints({2, 2});
+  call.ints({0, 0});
+  call.boolean(false);
+  call.boolean(true);
+  call.none();
+  call.tensor(out);
+  run(state, "aten::avg_pool2d.out", call.args(1), out);
+}
 void BM_UpsampleBilinearF32(benchmark::State& s) { upsample(s, true); }
 
 // Layer norm over 1024 rows of 1024, and group norm of 1 x 1024 channels x 1024 in 32 groups.
@@ -355,6 +374,7 @@ ETKIT_FAMILY_BENCH(BM_RollF32);
 ETKIT_FAMILY_BENCH(BM_RepeatF32);
 ETKIT_FAMILY_BENCH(BM_UpsampleNearestF32);
 ETKIT_FAMILY_BENCH(BM_UpsampleBilinearF32);
+ETKIT_FAMILY_BENCH(BM_AvgPool2x2F32);
 ETKIT_FAMILY_BENCH(BM_LayerNorm1MF32);
 ETKIT_FAMILY_BENCH(BM_GroupNorm1MF32);
 #undef ETKIT_FAMILY_BENCH

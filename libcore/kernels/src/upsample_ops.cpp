@@ -109,25 +109,39 @@ void upsample_nearest2d_vec_out(KernelContext& ctx, std::span<EValue*> args) {
   if (out->numel() == 0) return;
   const double sh = source_scale(g.in_h, g.out_h, false, g.has_scale, g.scale_h);
   const double sw = source_scale(g.in_w, g.out_w, false, g.has_scale, g.scale_w);
-  const size_t es = out->element_size();
-  const char* in = static_cast<const char*>(input->data());
-  char* o = static_cast<char*>(out->data());
-  for (int64_t n = 0; n < out->size(0); ++n) {
-    for (int64_t c = 0; c < out->size(1); ++c) {
-      for (int64_t y = 0; y < g.out_h; ++y) {
-        int64_t iy = static_cast<int64_t>(std::floor(static_cast<double>(y) * sh));
-        if (iy > g.in_h - 1) iy = g.in_h - 1;
-        for (int64_t x = 0; x < g.out_w; ++x) {
-          int64_t ix = static_cast<int64_t>(std::floor(static_cast<double>(x) * sw));
-          if (ix > g.in_w - 1) ix = g.in_w - 1;
-          const int64_t src = n * input->stride(0) + c * input->stride(1) +
-                              iy * input->stride(2) + ix * input->stride(3);
-          const int64_t dst = n * out->stride(0) + c * out->stride(1) + y * out->stride(2) +
-                              x * out->stride(3);
-          std::memcpy(o + dst * static_cast<int64_t>(es), in + src * static_cast<int64_t>(es), es);
+  // floor(dst * scale) of a non-negative product is its truncation: no libm call per element
+  // (baseline x86-64 has no inline floor). Elements move as unsigned integers of their size.
+  auto source_index = [](int64_t dst, double scale, int64_t limit) {
+    const int64_t i = static_cast<int64_t>(static_cast<double>(dst) * scale);
+    return i > limit ? limit : i;
+  };
+  auto move = [&](auto tag) {
+    using U = typename decltype(tag)::type;
+    const U* in = static_cast<const U*>(input->data());
+    U* o = static_cast<U*>(out->data());
+    const int64_t sx = input->stride(3);
+    const int64_t dx = out->stride(3);
+    for (int64_t n = 0; n < out->size(0); ++n) {
+      for (int64_t c = 0; c < out->size(1); ++c) {
+        for (int64_t y = 0; y < g.out_h; ++y) {
+          const int64_t iy = source_index(y, sh, g.in_h - 1);
+          const U* row = in + n * input->stride(0) + c * input->stride(1) + iy * input->stride(2);
+          U* dst = o + n * out->stride(0) + c * out->stride(1) + y * out->stride(2);
+          for (int64_t x = 0; x < g.out_w; ++x) {
+            dst[x * dx] = row[source_index(x, sw, g.in_w - 1) * sx];
+          }
         }
       }
     }
+  };
+  switch (out->element_size()) {
+    case 1: move(TypeTag<uint8_t>{}); return;
+    case 2: move(TypeTag<uint16_t>{}); return;
+    case 4: move(TypeTag<uint32_t>{}); return;
+    case 8: move(TypeTag<uint64_t>{}); return;
+    default:
+      ctx.fail(ErrorCode::InvalidType, "input has dtype %s, whose elements upsample cannot move",
+               scalar_type_name(input->dtype()));
   }
 }
 
@@ -222,6 +236,61 @@ void interpolate(const Tensor& input, Tensor& out, const Geometry& g, TapsH taps
   });
 }
 
+// Bilinear interpolation, whose taps are always two (linear_taps): the column taps of a block of
+// up to kColumnBlock outputs are computed once on the stack and serve every row of every plane;
+// each element then takes four loads and the generic interpolate's arithmetic in its order (so
+// results are its bits). interpolate recomputed the column taps for every row, 7.5 ms on 1M.
+template <typename C>
+void bilinear(const Tensor& input, Tensor& out, const Geometry& g, double sh, double sw,
+              bool align) {
+  constexpr int64_t kColumnBlock = 256;
+  int64_t x0[kColumnBlock];
+  int64_t x1[kColumnBlock];
+  double wx0[kColumnBlock];
+  double wx1[kColumnBlock];
+  const C* in = input.data_as<const C>();
+  C* o = out.data_as<C>();
+  const int64_t sx = input.stride(3);
+  const int64_t dx = out.stride(3);
+  for (int64_t xb = 0; xb < g.out_w; xb += kColumnBlock) {
+    const int64_t m = g.out_w - xb < kColumnBlock ? g.out_w - xb : kColumnBlock;
+    for (int64_t j = 0; j < m; ++j) {
+      int64_t idx[2];
+      double w[2];
+      linear_taps(xb + j, g.in_w, sw, align, idx, w);
+      x0[j] = idx[0] * sx;
+      x1[j] = idx[1] * sx;
+      wx0[j] = w[0];
+      wx1[j] = w[1];
+    }
+    for (int64_t n = 0; n < out.size(0); ++n) {
+      for (int64_t c = 0; c < out.size(1); ++c) {
+        const C* plane = in + n * input.stride(0) + c * input.stride(1);
+        for (int64_t y = 0; y < g.out_h; ++y) {
+          int64_t hy[2];
+          double wy[2];
+          linear_taps(y, g.in_h, sh, align, hy, wy);
+          const C* r0 = plane + hy[0] * input.stride(2);
+          const C* r1 = plane + hy[1] * input.stride(2);
+          C* dst = o + n * out.stride(0) + c * out.stride(1) + y * out.stride(2) + xb * dx;
+          for (int64_t j = 0; j < m; ++j) {
+            double row0 = 0.0;
+            row0 += wx0[j] * static_cast<double>(r0[x0[j]]);
+            row0 += wx1[j] * static_cast<double>(r0[x1[j]]);
+            double row1 = 0.0;
+            row1 += wx0[j] * static_cast<double>(r1[x0[j]]);
+            row1 += wx1[j] * static_cast<double>(r1[x1[j]]);
+            double acc = 0.0;
+            acc += wy[0] * row0;
+            acc += wy[1] * row1;
+            dst[j * dx] = static_cast<C>(acc);
+          }
+        }
+      }
+    }
+  }
+}
+
 // upsample_bilinear2d.vec_out(Tensor input, SymInt[]? output_size, bool align_corners,
 //   float[]? scale_factors, *, Tensor(a!) out)
 void upsample_bilinear2d_vec_out(KernelContext& ctx, std::span<EValue*> args) {
@@ -241,10 +310,11 @@ void upsample_bilinear2d_vec_out(KernelContext& ctx, std::span<EValue*> args) {
   }
   const double sh = source_scale(g.in_h, g.out_h, align, g.has_scale, g.scale_h);
   const double sw = source_scale(g.in_w, g.out_w, align, g.has_scale, g.scale_w);
-  interpolate(
-      *input, *out, g,
-      [&](int64_t i, int64_t* idx, double* w) { return linear_taps(i, g.in_h, sh, align, idx, w); },
-      [&](int64_t i, int64_t* idx, double* w) { return linear_taps(i, g.in_w, sw, align, idx, w); });
+  if (input->dtype() == ScalarType::Float) {
+    bilinear<float>(*input, *out, g, sh, sw, align);
+  } else {
+    bilinear<double>(*input, *out, g, sh, sw, align);
+  }
 }
 
 // A `float?` argument.
