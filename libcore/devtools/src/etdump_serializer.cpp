@@ -35,6 +35,59 @@ struct Serializer {
     return fbb.CreateSharedString(s.data(), s.size());
   }
 
+  // A ProfileEvent without alignment padding. FlatBuffers aligns the two 8-byte times to 8
+  // from the buffer's end; an event (28 bytes with its name and instruction) plus its Event
+  // table (8) leaves the buffer 4 bytes off, and the next event's times would be padded. When
+  // the buffer is 4 bytes off, one 4-byte field goes first and takes the padding's place: an
+  // operator event is then 40 bytes with its slot in the events vector, not 44. The order of
+  // fields inside a table is free (readers, ExecuTorch's too, find them through the vtable);
+  // the two orders give two vtables, each written once.
+  flatbuffers::Offset<efb::ProfileEvent> profile_event(
+      flatbuffers::Offset<flatbuffers::String> name, int32_t chain, int32_t instruction,
+      int32_t delegate_int, flatbuffers::Offset<flatbuffers::String> id_str,
+      flatbuffers::Offset<flatbuffers::Vector<uint8_t>> metadata, uint64_t start, uint64_t end) {
+    // The 4-byte fields, each written only when it is not the schema's default.
+    const bool present[] = {!name.IsNull(),     instruction != -1, chain != 0,
+                            delegate_int != -1, !id_str.IsNull(),  !metadata.IsNull()};
+    constexpr int kFields = sizeof(present) / sizeof(present[0]);
+    efb::ProfileEventBuilder b(fbb);
+    auto add = [&](int field) {
+      switch (field) {
+        case 0:
+          b.add_name(name);
+          break;
+        case 1:
+          b.add_instruction_id(instruction);
+          break;
+        case 2:
+          b.add_chain_index(chain);
+          break;
+        case 3:
+          b.add_delegate_debug_id_int(delegate_int);
+          break;
+        case 4:
+          b.add_delegate_debug_id_str(id_str);
+          break;
+        default:
+          b.add_delegate_debug_metadata(metadata);
+          break;
+      }
+    };
+    int first = -1;
+    if (fbb.GetSize() % 8 != 0 && (start != 0 || end != 0)) {
+      for (int f = 0; f < kFields && first < 0; ++f) {
+        if (present[f]) first = f;
+      }
+    }
+    if (first >= 0) add(first);
+    b.add_end_time(end);
+    b.add_start_time(start);
+    for (int f = 0; f < kFields; ++f) {
+      if (f != first && present[f]) add(f);
+    }
+    return b.Finish();
+  }
+
   flatbuffers::Offset<efb::Tensor> tensor(uint32_t ref) {
     int32_t head[2];
     std::memcpy(head, base + ref, 8);
@@ -119,8 +172,8 @@ std::vector<uint8_t> ETDumpWriter::serialize(std::span<const std::string> extra_
             const std::string_view m = s.string_at(r.aux);
             metadata = fbb.CreateVector(reinterpret_cast<const uint8_t*>(m.data()), m.size());
           }
-          auto ev = efb::CreateProfileEvent(fbb, name, r.chain, r.instruction, r.delegate_int,
-                                            id_str, metadata, r.a, r.b);
+          auto ev = s.profile_event(name, r.chain, r.instruction, r.delegate_int, id_str,
+                                    metadata, r.a, r.b);
           events.push_back(efb::CreateEvent(fbb, ev, 0, 0));
           break;
         }

@@ -166,6 +166,46 @@ TEST_CASE("etdump writer: names are shared, not copied per event") {
   CHECK(d->run_data()->Get(0)->events()->size() == 100);
 }
 
+TEST_CASE("etdump writer: an operator event takes 40 bytes of dump and reads back whole") {
+  // Events as the interpreter records them (chain 0, an instruction id, start and end), 1000
+  // and 3000 of them: the difference in dump size is 2000 events' worth, names shared.
+  auto dump = [](int events, std::vector<uint8_t>* memory) {
+    FakeClock clock;
+    ETDumpWriter w(*memory, clock);
+    w.create_event_block("forward");
+    for (int i = 0; i < events; ++i) {
+      w.set_chain_debug_handle(0, static_cast<DebugHandle>(i));
+      w.end_profiling(w.start_profiling(i % 2 == 0 ? "OPERATOR_CALL" : "native_call_add.out"));
+    }
+    w.set_chain_debug_handle(2, 7);  // one event with a chain index: a field more
+    w.end_profiling(w.start_profiling("OPERATOR_CALL"));
+    return w.serialize();
+  };
+  std::vector<uint8_t> memory(1 << 20);
+  const std::vector<uint8_t> small = dump(1000, &memory);
+  const std::vector<uint8_t> large = dump(3000, &memory);
+  CHECK((large.size() - small.size()) <= 2000 * 40);
+  const ::etdump::ETDump* d = verified(large);
+  const auto* events = d->run_data()->Get(0)->events();
+  REQUIRE(events->size() == 3001);
+  // FakeClock: each read advances 1000 ticks, start then end.
+  for (uint32_t i = 0; i < 3000; ++i) {
+    const ::etdump::ProfileEvent* e = events->Get(i)->profile_event();
+    REQUIRE(e != nullptr);
+    CHECK(e->name()->str() == (i % 2 == 0 ? "OPERATOR_CALL" : "native_call_add.out"));
+    CHECK(e->chain_index() == 0);
+    CHECK(e->instruction_id() == static_cast<int32_t>(i));
+    CHECK(e->delegate_debug_id_int() == -1);
+    CHECK(e->delegate_debug_id_str() == nullptr);
+    CHECK(e->start_time() == 2000 * uint64_t{i} + 1000);
+    CHECK(e->end_time() == 2000 * uint64_t{i} + 2000);
+  }
+  const ::etdump::ProfileEvent* last = events->Get(3000)->profile_event();
+  CHECK(last->chain_index() == 2);
+  CHECK(last->instruction_id() == 7);
+  CHECK(last->end_time() == 2000 * uint64_t{3001});
+}
+
 }  // namespace
 }  // namespace etkit
 
