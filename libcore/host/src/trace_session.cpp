@@ -5,9 +5,10 @@
 #include <cstdlib>
 #include <optional>
 
-#include "etkit/host/file_util.h"
 #include "etkit/devtools/profiler_controller.h"
+#include "etkit/devtools/tsc_clock.h"
 #include "etkit/formats/etdump_generated.h"
+#include "etkit/host/file_util.h"
 
 namespace etkit {
 
@@ -15,6 +16,16 @@ namespace {
 struct FreeDeleter {
   void operator()(void* p) const { std::free(p); }
 };
+
+// Writes one byte of every page of `memory` (already zero), so that the kernel backs it now.
+// calloc leaves large blocks as untouched zero pages: recording into them would take a page
+// fault per 4 KiB of records (about 100 events), inside the executions being traced, and that
+// was most of what tracing cost per instruction (DESIGN.md, "Tracing").
+void touch_pages(uint8_t* memory, size_t bytes) {
+  constexpr size_t kPage = 4096;
+  volatile uint8_t* p = memory;
+  for (size_t off = 0; off < bytes; off += kPage) p[off] = 0;
+}
 }  // namespace
 
 struct TraceSession::Impl {
@@ -66,13 +77,14 @@ Result<TraceSession> TraceSession::create(const TraceOptions& options) {
   if (options.fake_clock) {
     impl->clock = std::make_unique<FakeClock>();
   } else {
-    impl->clock = std::make_unique<SteadyClock>();
+    impl->clock = make_host_clock();
   }
   const auto event_bytes = static_cast<size_t>(options.event_memory);
   impl->event_memory.reset(static_cast<uint8_t*>(std::calloc(event_bytes == 0 ? 1 : event_bytes, 1)));
   if (impl->event_memory == nullptr) {
     return Error(ErrorCode::OutOfMemory, "cannot allocate %zu bytes of event memory", event_bytes);
   }
+  touch_pages(impl->event_memory.get(), event_bytes);
   impl->writer.emplace(std::span<uint8_t>(impl->event_memory.get(), event_bytes), *impl->clock);
   ETDumpWriter& writer = *impl->writer;
   writer.set_debug_level(options.debug_level);

@@ -1,0 +1,48 @@
+#include "etkit/devtools/tsc_clock.h"
+
+#include <doctest/doctest.h>
+
+#include <chrono>
+#include <thread>
+
+namespace etkit {
+namespace {
+
+int64_t steady_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+TEST_CASE("tsc clock: nanoseconds that never go back and agree with steady_clock") {
+  std::unique_ptr<TscClock> clock = TscClock::create();
+  if (clock == nullptr) {
+    MESSAGE("the TSC is not this machine's clock source: make_host_clock uses steady_clock");
+    CHECK(std::string(make_host_clock()->name()) == "steady");
+    return;
+  }
+  CHECK(std::string(clock->name()) == "tsc");
+  CHECK(clock->ticks_per_second() == 1'000'000'000);
+  CHECK(clock->tsc_hz() > 1e6);
+  uint64_t last = clock->now();
+  for (int i = 0; i < 100000; ++i) {
+    const uint64_t t = clock->now();
+    REQUIRE(t >= last);
+    last = t;
+  }
+  // An interval measured by both: the TSC's lies inside the steady clock's outer bracket
+  // (read before and after it), within the rate's error, and spans at least the sleep.
+  const int64_t s0 = steady_ns();
+  const uint64_t t0 = clock->now();
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  const uint64_t t1 = clock->now();
+  const int64_t s1 = steady_ns();
+  const double tsc = static_cast<double>(t1 - t0);
+  const double steady = static_cast<double>(s1 - s0);
+  CHECK(tsc >= 20e6 * 0.999);
+  CHECK(tsc <= steady * 1.001);
+  CHECK(std::string(make_host_clock()->name()) == "tsc");
+}
+
+}  // namespace
+}  // namespace etkit
