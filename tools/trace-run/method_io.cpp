@@ -16,6 +16,14 @@ Error MethodInputs::set(Method& method) const {
   return Error();
 }
 
+Error MethodInputs::reset(Method& method) const {
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (i < written.size() && !written[i]) continue;
+    ETKIT_TRY(method.set_input(i, values[i].value));
+  }
+  return Error();
+}
+
 int make_inputs(const Method& method, const std::vector<std::string>& specs,
                 const std::string& path, MethodInputs* inputs, const std::string& prefix) {
   const MethodMeta meta = method.meta();

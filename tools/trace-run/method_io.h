@@ -16,8 +16,13 @@ namespace etkit::tools {
 struct MethodInputs {
   std::vector<InputValue> values;
   std::vector<std::string> sources;  ///< The spec each input came from, or "default".
+  /// Per input, whether an execution may overwrite it (`inputs_written`); empty: all may.
+  std::vector<bool> written;
   /// Sets every input of `method`.
   Error set(Method& method) const;
+  /// Sets again, after an execution, the inputs it may have overwritten: the others still
+  /// hold what `set` put there.
+  Error reset(Method& method) const;
 };
 
 /// Makes the inputs of method `method` (of the program at `path`) from `specs` (one per input,

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <cstdio>
 
+#include "etkit/host/input_writes.h"
 #include "etkit/host/method_choice.h"
 #include "etkit/inspect/timing_summary.h"
 #include "etkit/tools/diagnostics.h"
@@ -118,9 +119,12 @@ int run_method(const ProgramFile& file, const TraceRunOptions& options) {
     return code;
   }
   const std::vector<std::string>& sources = method_inputs.sources;
-  auto set_inputs = [&]() -> Error { return method_inputs.set(method); };
-  // Inputs are set again before every execution: the plan may reuse input memory.
-  if (Error e = set_inputs(); !e.ok()) {
+  // Inputs are copied into place once, and again before each later execution only if the
+  // method may overwrite them (the plan reuses their memory, or an instruction writes them).
+  if (Result<std::vector<bool>> written = inputs_written(program, *name); written.ok()) {
+    method_inputs.written = std::move(written).get();
+  }
+  if (Error e = method_inputs.set(method); !e.ok()) {
     print_error(kTraceRun, e.message());
     return kExitUsage;
   }
@@ -165,7 +169,7 @@ int run_method(const ProgramFile& file, const TraceRunOptions& options) {
       break;
     }
     if (it > 0) {
-      if (Error e = set_inputs(); !e.ok()) return report(kTraceRun, e);
+      if (Error e = method_inputs.reset(method); !e.ok()) return report(kTraceRun, e);
     }
     // Warm-up executions are marked in the dump, so that readers can leave them out.
     if (trace && it == 0 && options.warmup > 0) trace->set_warmup(true);
