@@ -1,5 +1,6 @@
 // Costs of tracing, each beside its baseline in the same run:
-//   - a profiled event (start + end) beside two reads of the same clock;
+//   - a profiled event (start + end) beside two reads of the same clock, with steady_clock (arg
+//     0) and with the clock trace-run records with (arg 1: the TSC where the kernel uses it);
 //   - a filter decision for a name seen before (regex keep rule, range rule, no filter);
 //   - a logged 1 KiB tensor into the buffer sink and into the file sink;
 //   - executing the 10,000-add program with no tracer, with an attached tracer at profiling
@@ -8,20 +9,30 @@
 #include <benchmark/benchmark.h>
 
 #include <cstdio>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "etkit/devtools/data_sink.h"
 #include "etkit/devtools/etdump_writer.h"
 #include "etkit/devtools/event_filter.h"
+#include "etkit/devtools/tsc_clock.h"
 #include "etkit/host/host_tensor.h"
 
 namespace {
 
 using namespace etkit;
 
+// Arg 0: SteadyClock; 1: make_host_clock() (TscClock where available).
+std::unique_ptr<Clock> bench_clock(const benchmark::State& state) {
+  if (state.range(0) == 0) return std::make_unique<SteadyClock>();
+  return make_host_clock();
+}
+
 void BM_ClockTwoReads(benchmark::State& state) {
-  SteadyClock clock;
+  std::unique_ptr<Clock> owned = bench_clock(state);
+  Clock& clock = *owned;
+  state.SetLabel(clock.name());
   for (auto _ : state) {
     uint64_t a = clock.now();
     uint64_t b = clock.now();
@@ -29,10 +40,12 @@ void BM_ClockTwoReads(benchmark::State& state) {
     benchmark::DoNotOptimize(b);
   }
 }
-BENCHMARK(BM_ClockTwoReads);
+BENCHMARK(BM_ClockTwoReads)->Arg(0)->Arg(1);
 
 void BM_ProfiledEvent(benchmark::State& state) {
-  SteadyClock clock;
+  std::unique_ptr<Clock> owned = bench_clock(state);
+  Clock& clock = *owned;
+  state.SetLabel(clock.name());
   std::vector<uint8_t> memory(size_t{256} << 20);
   ETDumpWriter writer(memory, clock);
   writer.create_event_block("forward");
@@ -53,7 +66,7 @@ void BM_ProfiledEvent(benchmark::State& state) {
   }
   if (writer.dropped_events() != 0) state.SkipWithError("events dropped");
 }
-BENCHMARK(BM_ProfiledEvent);
+BENCHMARK(BM_ProfiledEvent)->Arg(0)->Arg(1);
 
 void BM_FilterDecision(benchmark::State& state) {
   EventFilter filter;
