@@ -5,6 +5,7 @@
 
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "etdump_records.h"
@@ -29,11 +30,23 @@ struct Serializer {
     std::memcpy(&n, base + ref, 4);
     return {reinterpret_cast<const char*>(base + ref + 4), n};
   }
+  // The string at `ref`, written once per distinct text. Names are interned while recording, so
+  // every event of one name has the same ref: the last few refs are looked up first, before
+  // the builder's own (comparing) set of shared strings.
   flatbuffers::Offset<flatbuffers::String> str(uint32_t ref) {
     if (ref == 0) return 0;
+    for (const auto& [r, offset] : recent) {
+      if (r == ref) return offset;
+    }
     const std::string_view s = string_at(ref);
-    return fbb.CreateSharedString(s.data(), s.size());
+    const flatbuffers::Offset<flatbuffers::String> offset =
+        fbb.CreateSharedString(s.data(), s.size());
+    recent[next_recent++ % kRecent] = {ref, offset};
+    return offset;
   }
+  static constexpr size_t kRecent = 8;
+  std::pair<uint32_t, flatbuffers::Offset<flatbuffers::String>> recent[kRecent] = {};
+  size_t next_recent = 0;
 
   // A ProfileEvent without alignment padding. FlatBuffers aligns the two 8-byte times to 8
   // from the buffer's end; an event (28 bytes with its name and instruction) plus its Event
