@@ -23,6 +23,8 @@ std::vector<bool> written(const std::string& pte, std::string_view method = "for
 TEST_CASE("input writes: reused memory and out tensors are written, read-only inputs are not") {
   // input_writes.json: x only read; y's memory reused by t; z the out tensor of z = x + x.
   CHECK(written("input_writes.pte") == std::vector<bool>{false, true, true});
+  // Its method "reuse" writes (x + x) + (x + x) over x's memory.
+  CHECK(written("input_writes.pte", "reuse") == std::vector<bool>{true});
   // conv_pool.json: x [1,3,8,8] at 0..768, every other tensor after it; only read.
   CHECK(written("conv_pool.pte") == std::vector<bool>{false});
   // delegate_add.json: a delegate's arguments may be its outputs.
