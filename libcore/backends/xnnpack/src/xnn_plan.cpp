@@ -38,7 +38,9 @@ bool supported_value_type(Datatype t) {
 
 bool is_quantized(Datatype t) { return t != Datatype::Fp32 && t != Datatype::Int32; }
 
-enum class Family { Elementwise, Gemm, Deconvolution, Pooling, Resize, Layout, Quantized, Unsupported };
+enum class Family {
+  Elementwise, Gemm, Deconvolution, Pooling, Resize, Layout, Quantized, Attention, Unsupported
+};
 
 Family family_of(const Graph& g, const Node& n) {
   switch (n.kind) {
@@ -56,6 +58,7 @@ Family family_of(const Graph& g, const Node& n) {
                  : Family::Gemm;
     case NodeKind::BatchMatrixMultiply: return Family::Gemm;
     case NodeKind::StaticResizeBilinear2D: return Family::Resize;
+    case NodeKind::ScaledDotProductAttention: return Family::Attention;
     case NodeKind::ConvTranspose2d: return Family::Deconvolution;
     case NodeKind::AvgPooling2d: case NodeKind::MaxPooling2d: case NodeKind::GlobalAvgPooling2d:
       return Family::Pooling;
@@ -175,6 +178,7 @@ Result<Delegate*> build_delegate(const Graph& g, MemoryAllocator& allocator) {
       case Family::Deconvolution: run = prepare_deconvolution(*d, p, allocator); break;
       case Family::Layout: run = prepare_layout(*d, p, allocator); break;
       case Family::Quantized: run = prepare_quantized(*d, p, allocator); break;
+      case Family::Attention: run = prepare_attention(*d, p, allocator); break;
       case Family::Unsupported:
         return Error(ErrorCode::NotSupported,
                      "node %u (%s): etkit's XnnpackBackend does not run this node kind", i,
