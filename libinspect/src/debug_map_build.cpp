@@ -469,9 +469,9 @@ Error add_xnnpack_nodes(const Program& program, const std::string& program_path,
   for (auto& [method, m] : map.methods) {
     for (InstructionEntry& e : m.instructions) {
       if (e.kind != InstructionKind::Delegate || e.op != "XnnpackBackend") continue;
-      auto found = std::find_if(m.delegates.begin(), m.delegates.end(), [&](const DelegateEntry& d) {
-        return d.chain == e.chain && d.instruction == e.index;
-      });
+      auto found = std::find_if(
+          m.delegates.begin(), m.delegates.end(),
+          [&](const DelegateEntry& d) { return d.chain == e.chain && d.instruction == e.index; });
       if (found != m.delegates.end() && found->identifier_kind == IdentifierKind::String &&
           !found->identifiers.empty()) {
         continue;
@@ -481,7 +481,9 @@ Error add_xnnpack_nodes(const Program& program, const std::string& program_path,
       if (!nodes.ok()) return nodes.error().with_context("%s", program_path.c_str());
       std::set<uint32_t> node_handles;
       for (const XnnpackNodeInfo& n : *nodes) {
-        if (n.debug_handle != 0 && n.debug_handle <= 0x7FFFFFFFu) node_handles.insert(n.debug_handle);
+        if (n.debug_handle != 0 && n.debug_handle <= 0x7FFFFFFFu) {
+          node_handles.insert(n.debug_handle);
+        }
       }
       DelegateEntry fresh;
       fresh.chain = e.chain;
@@ -493,8 +495,8 @@ Error add_xnnpack_nodes(const Program& program, const std::string& program_path,
         const int64_t handle = std::get<int64_t>(id);
         if (handle > 0 && node_handles.count(static_cast<uint32_t>(handle)) != 0) continue;
         const std::string* from = describing_source(sources, method, e.chain, e.index);
-        return fail((from != nullptr ? *from + ": " : std::string()) + where(method, e.chain, e.index) +
-                    ": identifier " + identifier_text(id) +
+        return fail((from != nullptr ? *from + ": " : std::string()) +
+                    where(method, e.chain, e.index) + ": identifier " + identifier_text(id) +
                     " is not the debug handle of a node of the XnnpackBackend blob (its nodes' "
                     "handles: " +
                     handles_text(std::vector<uint32_t>(node_handles.begin(), node_handles.end())) +
@@ -502,12 +504,14 @@ Error add_xnnpack_nodes(const Program& program, const std::string& program_path,
       }
       std::set<uint32_t> handles(e.debug_handles.begin(), e.debug_handles.end());
       for (uint32_t h : node_handles) {
-        auto [it, added] = d.identifiers.try_emplace(DelegateIdentifier(int64_t{h}),
-                                                     std::vector<uint32_t>{h});
+        auto [it, added] =
+            d.identifiers.try_emplace(DelegateIdentifier(int64_t{h}), std::vector<uint32_t>{h});
         handles.insert(it->second.begin(), it->second.end());
       }
       e.debug_handles.assign(handles.begin(), handles.end());
-      if (found == m.delegates.end() && !d.identifiers.empty()) m.delegates.push_back(std::move(fresh));
+      if (found == m.delegates.end() && !d.identifiers.empty()) {
+        m.delegates.push_back(std::move(fresh));
+      }
     }
   }
   map.normalize();

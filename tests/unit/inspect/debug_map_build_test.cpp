@@ -1,7 +1,6 @@
 #include "etkit/inspect/debug_map_build.h"
 
 #include <doctest/doctest.h>
-
 #include <unistd.h>
 
 #include <cstdint>
@@ -10,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "etkit/host/runner.h"
 #include "etkit/debugmap/delegate_mapping.h"
+#include "etkit/host/runner.h"
 #include "test_support.h"
 #include "zip_writer.h"
 
@@ -224,7 +223,6 @@ TEST_CASE("debug map build: identifier handles must be among the delegate call's
         "b.json: method 'forward', instruction 1 of chain 0: identifier 1 maps debug handle 9, "
         "which the delegate call does not stand for (its handles: [2, 3], from a.bin)");
 }
-
 
 // djl-xnnpack-conv.pte: one XnnpackBackend call (instruction 0) whose blob has a StaticTranspose
 // (handle 65535, ExecuTorch's "no handle"), a Conv2d (handle 1) and a StaticTranspose (65535).

@@ -26,7 +26,8 @@ void run_attention(Delegate& d, const NodePlan& p) {
   const int r = q.dim();
   const int64_t heads = q.size(r - 3), t_len = q.size(r - 2), c_len = q.size(r - 1);
   const int64_t u_len = k.size(k.dim() - 2), d_len = v.size(v.dim() - 1);
-  const int64_t batch = heads == 0 || t_len == 0 || c_len == 0 ? 0 : q.numel() / (heads * t_len * c_len);
+  const int64_t batch =
+      heads == 0 || t_len == 0 || c_len == 0 ? 0 : q.numel() / (heads * t_len * c_len);
   const bool shared_kv = k.dim() == r - 1;
   const float* qd = q.data_as<const float>();
   const float* kd = k.data_as<const float>();

@@ -128,8 +128,7 @@ Result<RunFn> prepare_quantized_elementwise(Delegate& d, NodePlan& p, MemoryAllo
       return Error(ErrorCode::NotSupported,
                    "input %u is %s, output %s; quantized %s runs on per-tensor qint8 or quint8 "
                    "operands of one datatype",
-                   k + 1, datatype_name(v.dtype), datatype_name(out.dtype),
-                   node_kind_name(n.kind));
+                   k + 1, datatype_name(v.dtype), datatype_name(out.dtype), node_kind_name(n.kind));
     }
   }
   if (!per_tensor_8bit(out)) {
@@ -146,7 +145,9 @@ Result<RunFn> prepare_quantized_elementwise(Delegate& d, NodePlan& p, MemoryAllo
                    static_cast<double>(in.scale), in.zero_point, static_cast<double>(out.scale),
                    out.zero_point);
     }
-    if (n.flags != 0) return Error(ErrorCode::NotSupported, "flags 0x%x (e.g. SAME padding)", n.flags);
+    if (n.flags != 0) {
+      return Error(ErrorCode::NotSupported, "flags 0x%x (e.g. SAME padding)", n.flags);
+    }
     return u8 ? &run_max_pool<uint8_t> : &run_max_pool<int8_t>;
   }
   return u8 ? binary_for<uint8_t>(n.kind) : binary_for<int8_t>(n.kind);

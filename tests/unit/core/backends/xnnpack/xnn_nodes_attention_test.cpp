@@ -26,8 +26,8 @@ std::vector<int32_t> ints(const Dims& d) { return {d.begin(), d.end()}; }
 struct Sdpa {
   Dims q, k, v, out;
   Data scale;
-  Data mask;        // empty: no mask
-  Dims mask_dims;   // empty: [T, U]
+  Data mask;       // empty: no mask
+  Dims mask_dims;  // empty: [T, U]
 };
 
 // Builds the node with query, key and value as call inputs and scale and mask as constants.
@@ -123,10 +123,21 @@ TEST_CASE("xnnpack attention: multi-head and multi-query against the reference")
   std::mt19937 rng(15);
   const std::vector<Sdpa> cases = {
       // [B, H, T, C] with per-head keys and values and a non-uniform scale.
-      {{2, 3, 4, 5}, {2, 3, 6, 5}, {2, 3, 6, 7}, {2, 3, 4, 7}, {0.5f, 0.25f, 1.0f, 0.1f, 0.7f},
-       {}, {}},
+      {{2, 3, 4, 5},
+       {2, 3, 6, 5},
+       {2, 3, 6, 7},
+       {2, 3, 4, 7},
+       {0.5f, 0.25f, 1.0f, 0.1f, 0.7f},
+       {},
+       {}},
       // Multi-query: one key and value head [B, U, C] shared by the 3 query heads.
-      {{2, 3, 4, 5}, {2, 6, 5}, {2, 6, 7}, {2, 3, 4, 7}, {0.44f, 0.44f, 0.44f, 0.44f, 0.44f}, {}, {}},
+      {{2, 3, 4, 5},
+       {2, 6, 5},
+       {2, 6, 7},
+       {2, 3, 4, 7},
+       {0.44f, 0.44f, 0.44f, 0.44f, 0.44f},
+       {},
+       {}},
       // No batch dims: [H, T, C].
       {{2, 3, 4}, {2, 5, 4}, {2, 5, 2}, {2, 3, 2}, {0.5f, 0.5f, 0.5f, 0.5f}, {}, {}},
   };
@@ -163,18 +174,22 @@ TEST_CASE("xnnpack attention: operands that do not fit are refused at load, nami
   const Sdpa good{{1, 2, 3, 4}, {1, 2, 5, 4}, {1, 2, 5, 6}, {1, 2, 3, 6}, Data(4, 0.5f), {}, {}};
   Sdpa s = good;
   s.scale = Data(3, 0.5f);
-  CHECK(load_error(s) == "node 0 (ScaledDotProductAttention): scale must be [C]: [1, 2, 3, 4] and [3]");
+  CHECK(load_error(s) ==
+        "node 0 (ScaledDotProductAttention): scale must be [C]: [1, 2, 3, 4] and [3]");
   s = good;
   s.mask = Data(5 * 3, 0.0f);
   s.mask_dims = {5, 3};  // [U, T]
-  CHECK(load_error(s) == "node 0 (ScaledDotProductAttention): mask must be [T, U]: [1, 2, 3, 4] and [5, 3]");
+  CHECK(load_error(s) ==
+        "node 0 (ScaledDotProductAttention): mask must be [T, U]: [1, 2, 3, 4] and [5, 3]");
   s = good;
   s.k = {1, 3, 5, 4};
-  CHECK(load_error(s) == "node 0 (ScaledDotProductAttention): heads differ: [1, 2, 3, 4] and [1, 3, 5, 4]");
+  CHECK(load_error(s) ==
+        "node 0 (ScaledDotProductAttention): heads differ: [1, 2, 3, 4] and [1, 3, 5, 4]");
   s = good;
   s.v = {1, 2, 4, 6};
   CHECK(load_error(s) ==
-        "node 0 (ScaledDotProductAttention): key and value tokens differ: [1, 2, 5, 4] and [1, 2, 4, 6]");
+        "node 0 (ScaledDotProductAttention): key and value tokens differ: [1, 2, 5, 4] and [1, 2, "
+        "4, 6]");
   s = good;
   s.out = {1, 2, 3, 4};
   CHECK(load_error(s) ==
@@ -195,9 +210,10 @@ TEST_CASE("xnnpack attention: a quantized operand is refused at init, naming the
   const uint32_t scale = g.constant({1}, {1.0f});
   const uint32_t out = g.output({1, 1, 1});
   g.node(U::XNNConvert, fbx::Create_XNNNode1x1(g.fbb(), x, q, 0).Union(), 1);
-  g.node(U::XNNScaledDotProductAttention,
-         fbx::CreateXNNScaledDotProductAttention(g.fbb(), q, k, v, scale, 0xFFFFFFFFu, out, 0).Union(),
-         2);
+  g.node(
+      U::XNNScaledDotProductAttention,
+      fbx::CreateXNNScaledDotProductAttention(g.fbb(), q, k, v, scale, 0xFFFFFFFFu, out, 0).Union(),
+      2);
   Runner r(g.finish());
   REQUIRE_FALSE(r.ok());
   CHECK(r.init_error() == "node 1 (ScaledDotProductAttention): input 1 is qint8, expected fp32");

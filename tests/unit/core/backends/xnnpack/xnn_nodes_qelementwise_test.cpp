@@ -34,7 +34,8 @@ int32_t highest(T t) { return t == T::xnn_datatype_quint8 ? 255 : 127; }
 // The reference's quantize: round half to even, saturate.
 int32_t quantize(double x, const QParams& q) {
   const double r = std::nearbyint(x / q.scale) + q.zp;
-  return static_cast<int32_t>(std::min<double>(std::max<double>(r, lowest(q.type)), highest(q.type)));
+  return static_cast<int32_t>(
+      std::min<double>(std::max<double>(r, lowest(q.type)), highest(q.type)));
 }
 double dequantize(int32_t v, const QParams& q) { return q.scale * (v - q.zp); }
 
@@ -77,8 +78,8 @@ TEST_CASE("xnnpack quantized elementwise: hand-derived add, subtract and multipl
                    {T::xnn_datatype_qint8, 1, 0}, qo, {20}, {20}) == Data{32});
   // Round half to even on requantizing: 0.375 / 0.25 = 1.5 -> 2, so 0.5 (zero point 0).
   CHECK(run_binary(U::XNNAdd, {1}, {1}, {1}, {T::xnn_datatype_qint8, 0.125f, 0},
-                   {T::xnn_datatype_qint8, 0.125f, 0}, {T::xnn_datatype_qint8, 0.25f, 0},
-                   {0.25f}, {0.125f}) == Data{0.5f});
+                   {T::xnn_datatype_qint8, 0.125f, 0}, {T::xnn_datatype_qint8, 0.25f, 0}, {0.25f},
+                   {0.125f}) == Data{0.5f});
 }
 
 TEST_CASE("xnnpack quantized elementwise: broadcasting, the fused output range, quint8") {
@@ -95,9 +96,11 @@ TEST_CASE("xnnpack quantized elementwise: random operands within one step of the
   std::mt19937 rng(3);
   std::uniform_real_distribution<float> dist(-6.0f, 6.0f);
   const QParams cases[][3] = {
-      {{T::xnn_datatype_qint8, 0.05f, -3}, {T::xnn_datatype_qint8, 0.03f, 7},
+      {{T::xnn_datatype_qint8, 0.05f, -3},
+       {T::xnn_datatype_qint8, 0.03f, 7},
        {T::xnn_datatype_qint8, 0.07f, 1}},
-      {{T::xnn_datatype_quint8, 0.04f, 120}, {T::xnn_datatype_quint8, 0.06f, 130},
+      {{T::xnn_datatype_quint8, 0.04f, 120},
+       {T::xnn_datatype_quint8, 0.06f, 130},
        {T::xnn_datatype_quint8, 0.3f, 100}},
   };
   const Dims da{2, 3, 4}, db{3, 1}, dout{2, 3, 4};

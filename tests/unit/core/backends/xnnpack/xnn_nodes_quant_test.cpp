@@ -108,12 +108,13 @@ TEST_CASE("xnnpack quantized: dynamically quantized conv2d, one scale per image"
   const uint32_t in = g.input({2, 2, 2, 1});
   const uint32_t qd = g.qdvalue({2, 2, 2, 1}, 3);
   const int8_t w[] = {1, 1, 1, 1, 1, 0, 0, -1};
-  const uint32_t wq = g.qcvalue(T::xnn_datatype_qcint8, {2, 2, 2, 1}, {0.5f, 2.0f}, 0, w, sizeof(w));
+  const uint32_t wq =
+      g.qcvalue(T::xnn_datatype_qcint8, {2, 2, 2, 1}, {0.5f, 2.0f}, 0, w, sizeof(w));
   const uint32_t b = g.constant({2}, {0, 1});
   const uint32_t out = g.output({2, 1, 1, 2});
   g.unary(U::XNNConvert, in, qd, 1);
-  auto node = fbx::Create_XNNNodeConv(g.fbb(), 0, 0, 0, 0, 2, 2, 1, 1, 1, 1, 1, 2, 1, 0, 0, qd,
-                                      wq, b, out, 0);
+  auto node = fbx::Create_XNNNodeConv(g.fbb(), 0, 0, 0, 0, 2, 2, 1, 1, 1, 1, 1, 2, 1, 0, 0, qd, wq,
+                                      b, out, 0);
   g.node(U::XNNConv2d, node.Union(), 2);
   Runner r(g.finish());
   REQUIRE_MESSAGE(r.ok(), r.init_error());
@@ -136,8 +137,8 @@ TEST_CASE("xnnpack quantized: a dynamic conv2d input with parameters per pixel i
   const uint32_t wq = g.qcvalue(T::xnn_datatype_qcint8, {1, 2, 2, 1}, {0.5f}, 0, w, sizeof(w));
   const uint32_t out = g.output({1, 1, 1, 1});
   g.unary(U::XNNConvert, in, qd, 1);
-  auto node = fbx::Create_XNNNodeConv(g.fbb(), 0, 0, 0, 0, 2, 2, 1, 1, 1, 1, 1, 1, 1, 0, 0, qd,
-                                      wq, kNoValue, out, 0);
+  auto node = fbx::Create_XNNNodeConv(g.fbb(), 0, 0, 0, 0, 2, 2, 1, 1, 1, 1, 1, 1, 1, 0, 0, qd, wq,
+                                      kNoValue, out, 0);
   g.node(U::XNNConv2d, node.Union(), 2);
   Runner r(g.finish());
   REQUIRE_FALSE(r.ok());
