@@ -1,6 +1,7 @@
 // Statically quantized elementwise and pooling XNNPACK nodes, as ExecuTorch's XNNPACK quantizer
 // emits them: Add, Subtract and Multiply over per-tensor qint8 or quint8 operands (all three of
-// one datatype, NumPy broadcasting) and MaxPooling2d over a per-tensor qint8/quint8 value.
+// one datatype, NumPy broadcasting), and MaxPooling2d, AvgPooling2d and GlobalAvgPooling2d
+// (adaptive_avg_pool2d) over a per-tensor qint8/quint8 value.
 //
 // A binary node dequantizes each pair, computes in float, clamps to the node's output range
 // (the fused ReLU of `add_relu`, real numbers) and requantizes to the output's parameters,
@@ -107,6 +108,55 @@ void run_max_pool(Delegate& d, const NodePlan& p) {
   }
 }
 
+// Average pooling (the window's elements inside the image, as the fp32 node counts them) and
+// global average pooling: the mean of the dequantized inputs, clamped and requantized to the
+// output's parameters (which may differ from the input's).
+template <typename T, bool kGlobal>
+void run_avg_pool(Delegate& d, const NodePlan& p) {
+  const Node& n = *p.node;
+  const Value& iv = d.graph->value(n.inputs[0]);
+  const Value& ov = d.graph->value(n.output);
+  const Tensor& x = d.t(n.inputs[0]);
+  Tensor& out = d.t(n.output);
+  const int64_t batch = x.size(0), h = x.size(1), w = x.size(2), c = x.size(3);
+  const int64_t oh = kGlobal ? 1 : out.size(1), ow = kGlobal ? 1 : out.size(2);
+  const int64_t kh = kGlobal ? h : n.kernel_h, kw = kGlobal ? w : n.kernel_w;
+  const int64_t sh = kGlobal ? 1 : n.stride_h, sw = kGlobal ? 1 : n.stride_w;
+  const int64_t dh = kGlobal ? 1 : n.dilation_h, dw = kGlobal ? 1 : n.dilation_w;
+  const int64_t pt = kGlobal ? 0 : n.pad_top, pl = kGlobal ? 0 : n.pad_left;
+  const QRange r = quant_range(ov.dtype);
+  const float inv = 1.0f / ov.scale;
+  const T* in = x.data_as<const T>();
+  T* o = out.data_as<T>();
+  for (int64_t b = 0; b < batch; ++b) {
+    for (int64_t oy = 0; oy < oh; ++oy) {
+      for (int64_t ox = 0; ox < ow; ++ox) {
+        T* op = o + ((b * oh + oy) * ow + ox) * c;
+        for (int64_t ch = 0; ch < c; ++ch) {
+          int64_t sum = 0;  // of the integers minus the zero point: exact
+          int64_t count = 0;
+          for (int64_t ky = 0; ky < kh; ++ky) {
+            const int64_t iy = oy * sh - pt + ky * dh;
+            if (iy < 0 || iy >= h) continue;
+            for (int64_t kx = 0; kx < kw; ++kx) {
+              const int64_t ix = ox * sw - pl + kx * dw;
+              if (ix < 0 || ix >= w) continue;
+              sum += static_cast<int32_t>(in[((b * h + iy) * w + ix) * c + ch]) - iv.zero_point;
+              ++count;
+            }
+          }
+          const float mean =
+              count == 0 ? 0.0f
+                         : static_cast<float>(static_cast<double>(sum) * iv.scale /
+                                              static_cast<double>(count));
+          const float y = std::min(std::max(mean, n.output_min), n.output_max);
+          op[ch] = static_cast<T>(quantize_value(y, inv, ov.zero_point, r));
+        }
+      }
+    }
+  }
+}
+
 template <typename T>
 RunFn binary_for(NodeKind kind) {
   switch (kind) {
@@ -149,6 +199,15 @@ Result<RunFn> prepare_quantized_elementwise(Delegate& d, NodePlan& p, MemoryAllo
       return Error(ErrorCode::NotSupported, "flags 0x%x (e.g. SAME padding)", n.flags);
     }
     return u8 ? &run_max_pool<uint8_t> : &run_max_pool<int8_t>;
+  }
+  if (n.kind == NodeKind::AvgPooling2d || n.kind == NodeKind::GlobalAvgPooling2d) {
+    if (n.flags != 0) {
+      return Error(ErrorCode::NotSupported, "flags 0x%x (e.g. SAME padding)", n.flags);
+    }
+    if (n.kind == NodeKind::GlobalAvgPooling2d) {
+      return u8 ? &run_avg_pool<uint8_t, true> : &run_avg_pool<int8_t, true>;
+    }
+    return u8 ? &run_avg_pool<uint8_t, false> : &run_avg_pool<int8_t, false>;
   }
   return u8 ? binary_for<uint8_t>(n.kind) : binary_for<int8_t>(n.kind);
 }

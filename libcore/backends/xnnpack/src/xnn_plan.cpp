@@ -50,7 +50,7 @@ Family family_of(const Graph& g, const Node& n) {
                      is_quantized(g.value(n.output).dtype)
                  ? Family::QuantizedElementwise
                  : Family::Elementwise;
-    case NodeKind::MaxPooling2d:
+    case NodeKind::MaxPooling2d: case NodeKind::AvgPooling2d: case NodeKind::GlobalAvgPooling2d:
       return is_quantized(g.value(n.inputs[0]).dtype) || is_quantized(g.value(n.output).dtype)
                  ? Family::QuantizedElementwise
                  : Family::Pooling;
@@ -70,8 +70,6 @@ Family family_of(const Graph& g, const Node& n) {
     case NodeKind::StaticResizeBilinear2D: return Family::Resize;
     case NodeKind::ScaledDotProductAttention: return Family::Attention;
     case NodeKind::ConvTranspose2d: return Family::Deconvolution;
-    case NodeKind::AvgPooling2d: case NodeKind::GlobalAvgPooling2d:
-      return Family::Pooling;
     case NodeKind::StaticTranspose: case NodeKind::StaticReshape: case NodeKind::Copy:
     case NodeKind::StaticSlice: case NodeKind::StaticConstantPad: case NodeKind::Concatenate2:
     case NodeKind::Concatenate3: case NodeKind::Concatenate4: case NodeKind::Concatenate5:

@@ -1,8 +1,9 @@
-// XnnpackBackend's statically quantized Add, Subtract, Multiply and MaxPooling2d. Call values
-// are fp32, so each graph quantizes its inputs with Convert nodes and dequantizes the result;
-// the reference (written here) quantizes the same inputs, computes in double on the dequantized
-// integers, and requantizes: results must be within one output quantization step of it.
-// Hand-derived cases pin rounding, broadcasting, the fused output range and quint8.
+// XnnpackBackend's statically quantized Add, Subtract, Multiply, and max, average and global
+// average pooling. Call values are fp32, so each graph quantizes its inputs with Convert nodes
+// and dequantizes the result; the reference (written here) quantizes the same inputs, computes
+// in double on the dequantized integers, and requantizes: results must be within one output
+// quantization step of it. Hand-derived cases pin rounding, broadcasting, the fused output
+// range, padding that is not counted, and quint8.
 
 #include <doctest/doctest.h>
 
@@ -143,6 +144,59 @@ TEST_CASE("xnnpack quantized elementwise: max pooling on qint8 and quint8 intege
     // Windows {1, -5, 2.5, -0.5} and {-2, -1, 8, 7}: maxima 2.5 and 8, the second clamped to 3.
     REQUIRE(r.run({{{1, 2, 4, 1}, {1, -5, -2, -1, 2.5f, -0.5f, 8, 7}}}, {{1, 1, 2, 1}}).ok());
     CHECK(r.output(0) == Data{2.5f, 3});
+  }
+}
+
+TEST_CASE("xnnpack quantized elementwise: average pooling requantizes the window's mean") {
+  // qint8 scale 0.5 in, scale 0.25 zero point 1 out. A 2x2 window with padding 1 over a 2x2
+  // image: the corner windows hold one element, the centre all four (mean 2.5 -> 10 + 1).
+  TestGraph g;
+  const uint32_t in = g.input({1, 2, 2, 1});
+  const uint32_t xq = g.qvalue(T::xnn_datatype_qint8, {1, 2, 2, 1}, 0.5f, 0);
+  const uint32_t yq = g.qvalue(T::xnn_datatype_qint8, {1, 3, 3, 1}, 0.25f, 1);
+  const uint32_t out = g.output({1, 3, 3, 1});
+  g.unary(U::XNNConvert, in, xq, 1);
+  g.node(U::XNNAvgPooling2d,
+         fbx::Create_XNNPooling2D(g.fbb(), 1, 1, 1, 1, 2, 2, 1, 1, 1, 1, xq, yq, 0).Union(), 2);
+  g.unary(U::XNNConvert, yq, out, 3);
+  Runner r(g.finish());
+  REQUIRE_MESSAGE(r.ok(), r.init_error());
+  REQUIRE(r.run({{{1, 2, 2, 1}, {1, 2, 3, 4}}}, {{1, 3, 3, 1}}).ok());
+  CHECK(r.output(0) == Data{1, 1.5f, 2, 2, 2.5f, 3, 3, 3.5f, 4});
+}
+
+TEST_CASE("xnnpack quantized elementwise: global average pooling within one step") {
+  std::mt19937 rng(9);
+  std::uniform_real_distribution<float> dist(-3.0f, 5.0f);
+  for (T type : {T::xnn_datatype_qint8, T::xnn_datatype_quint8}) {
+    CAPTURE(static_cast<int>(type));
+    const bool u8 = type == T::xnn_datatype_quint8;
+    const QParams qi{type, 0.04f, u8 ? 75 : -53};
+    const QParams qo{type, 0.015f, u8 ? 60 : -68};
+    TestGraph g;
+    const uint32_t in = g.input({2, 3, 5, 4});
+    const uint32_t xq = g.qvalue(type, {2, 3, 5, 4}, qi.scale, qi.zp);
+    const uint32_t yq = g.qvalue(type, {2, 1, 1, 4}, qo.scale, qo.zp);
+    const uint32_t out = g.output({2, 1, 1, 4});
+    g.unary(U::XNNConvert, in, xq, 1);
+    g.unary(U::XNNGlobalAvgPooling2d, xq, yq, 2);
+    g.unary(U::XNNConvert, yq, out, 3);
+    Runner r(g.finish());
+    REQUIRE_MESSAGE(r.ok(), r.init_error());
+    Data x(2 * 3 * 5 * 4);
+    for (float& v : x) v = dist(rng);
+    REQUIRE(r.run({{{2, 3, 5, 4}, x}}, {{2, 1, 1, 4}}).ok());
+    const Data got = r.output(0);
+    for (size_t b = 0; b < 2; ++b) {
+      for (size_t c = 0; c < 4; ++c) {
+        double sum = 0;
+        for (size_t i = 0; i < 15; ++i) sum += dequantize(quantize(x[(b * 15 + i) * 4 + c], qi), qi);
+        const double want = dequantize(quantize(sum / 15, qo), qo);
+        CAPTURE(b);
+        CAPTURE(c);
+        CHECK(std::fabs(got[b * 4 + c] - want) <= qo.scale * 1.0001);
+      }
+    }
   }
 }
 

@@ -14,8 +14,8 @@
 //
 // Limits: fp32 call values in contiguous dim order; fp32 nodes of every kind but
 // ArgMaxPooling2d; quantized Convert, FullyConnected and Conv2d (see xnn_nodes_quant.cpp),
-// Add, Subtract, Multiply and MaxPooling2d (xnn_nodes_qelementwise.cpp). DYNAMIC_BOUND inputs
-// run at any sizes up to the blob's.
+// Add, Subtract, Multiply and max, average and global average pooling
+// (xnn_nodes_qelementwise.cpp). DYNAMIC_BOUND inputs run at any sizes up to the blob's.
 
 #include <cstddef>
 #include <string_view>
