@@ -190,7 +190,9 @@ TEST_CASE("xnnpack quantized elementwise: global average pooling within one step
     for (size_t b = 0; b < 2; ++b) {
       for (size_t c = 0; c < 4; ++c) {
         double sum = 0;
-        for (size_t i = 0; i < 15; ++i) sum += dequantize(quantize(x[(b * 15 + i) * 4 + c], qi), qi);
+        for (size_t i = 0; i < 15; ++i) {
+          sum += dequantize(quantize(x[(b * 15 + i) * 4 + c], qi), qi);
+        }
         const double want = dequantize(quantize(sum / 15, qo), qo);
         CAPTURE(b);
         CAPTURE(c);
