@@ -443,33 +443,75 @@ std::string debug_map_summary(const DebugMap& map) {
 
 namespace {
 
-// Each XnnpackBackend call that no source described gets its blob's nodes: one integer
-// identifier per node debug handle (what XnnpackBackend's events carry), each standing for
-// itself, and the call's handles grow by them. Handle 0 means none and is skipped.
-Error add_xnnpack_nodes(const Program& program, DebugMap& map) {
+// The first source that gives identifiers for the DelegateCall at (chain, index) of `method`.
+const std::string* describing_source(const std::vector<DebugMapSource>& sources,
+                                     const std::string& method, int32_t chain, int32_t index) {
+  for (const DebugMapSource& s : sources) {
+    auto m = s.map.methods.find(method);
+    if (m == s.map.methods.end()) continue;
+    for (const DelegateEntry& d : m->second.delegates) {
+      if (d.chain == chain && d.instruction == index && !d.identifiers.empty()) return &s.name;
+    }
+  }
+  return nullptr;
+}
+
+// Joins every XnnpackBackend call to its blob's nodes. XnnpackBackend's events carry a node's
+// debug handle as their integer identifier, so a source's integer identifiers for such a call
+// (an ETRecord's delegate map: node handle -> the model's handles) must each be the handle of a
+// node of the blob: an identifier no node has is a map of another export and is refused. A
+// node no source mapped stands for its own handle (ExecuTorch's XNNPACK preprocessing writes
+// the edge node's debug handle, which the ETRecord's nodes name), and the call's handles grow
+// by the handles its identifiers map. A call described by string identifiers (ExecuTorch's own
+// profiler names, "add #1") is left as the source gave it. Handle 0 means none and is skipped.
+Error add_xnnpack_nodes(const Program& program, const std::string& program_path,
+                        const std::vector<DebugMapSource>& sources, DebugMap& map) {
   for (auto& [method, m] : map.methods) {
     for (InstructionEntry& e : m.instructions) {
       if (e.kind != InstructionKind::Delegate || e.op != "XnnpackBackend") continue;
-      const bool described = std::any_of(m.delegates.begin(), m.delegates.end(), [&](const DelegateEntry& d) {
-        return d.chain == e.chain && d.instruction == e.index;
-      });
-      if (described) continue;
-      ETKIT_ASSIGN_OR_RETURN(std::vector<XnnpackNodeInfo> nodes,
-                             xnnpack_delegate_nodes(program, method, static_cast<uint32_t>(e.chain),
-                                                    static_cast<uint32_t>(e.index)));
-      DelegateEntry d;
-      d.chain = e.chain;
-      d.instruction = e.index;
-      d.backend = e.op;
+      auto found = std::find_if(
+          m.delegates.begin(), m.delegates.end(),
+          [&](const DelegateEntry& d) { return d.chain == e.chain && d.instruction == e.index; });
+      if (found != m.delegates.end() && found->identifier_kind == IdentifierKind::String &&
+          !found->identifiers.empty()) {
+        continue;
+      }
+      Result<std::vector<XnnpackNodeInfo>> nodes = xnnpack_delegate_nodes(
+          program, method, static_cast<uint32_t>(e.chain), static_cast<uint32_t>(e.index));
+      if (!nodes.ok()) return nodes.error().with_context("%s", program_path.c_str());
+      std::set<uint32_t> node_handles;
+      for (const XnnpackNodeInfo& n : *nodes) {
+        if (n.debug_handle != 0 && n.debug_handle <= 0x7FFFFFFFu) {
+          node_handles.insert(n.debug_handle);
+        }
+      }
+      DelegateEntry fresh;
+      fresh.chain = e.chain;
+      fresh.instruction = e.index;
+      fresh.backend = e.op;
+      DelegateEntry& d = found != m.delegates.end() ? *found : fresh;
       d.identifier_kind = IdentifierKind::Int;
+      for (const auto& [id, hs] : d.identifiers) {
+        const int64_t handle = std::get<int64_t>(id);
+        if (handle > 0 && node_handles.count(static_cast<uint32_t>(handle)) != 0) continue;
+        const std::string* from = describing_source(sources, method, e.chain, e.index);
+        return fail((from != nullptr ? *from + ": " : std::string()) +
+                    where(method, e.chain, e.index) + ": identifier " + identifier_text(id) +
+                    " is not the debug handle of a node of the XnnpackBackend blob (its nodes' "
+                    "handles: " +
+                    handles_text(std::vector<uint32_t>(node_handles.begin(), node_handles.end())) +
+                    ")");
+      }
       std::set<uint32_t> handles(e.debug_handles.begin(), e.debug_handles.end());
-      for (const XnnpackNodeInfo& n : nodes) {
-        if (n.debug_handle == 0 || n.debug_handle > 0x7FFFFFFFu) continue;
-        d.identifiers[DelegateIdentifier(int64_t{n.debug_handle})] = {n.debug_handle};
-        handles.insert(n.debug_handle);
+      for (uint32_t h : node_handles) {
+        auto [it, added] =
+            d.identifiers.try_emplace(DelegateIdentifier(int64_t{h}), std::vector<uint32_t>{h});
+        handles.insert(it->second.begin(), it->second.end());
       }
       e.debug_handles.assign(handles.begin(), handles.end());
-      if (!d.identifiers.empty()) m.delegates.push_back(std::move(d));
+      if (found == m.delegates.end() && !d.identifiers.empty()) {
+        m.delegates.push_back(std::move(fresh));
+      }
     }
   }
   map.normalize();
@@ -507,9 +549,7 @@ Result<BuiltDebugMap> build_debug_map(const DebugMapBuildRequest& request) {
   BuiltDebugMap built;
   ETKIT_ASSIGN_OR_RETURN(built.map, merge_debug_maps(program_debug_map(program.program(), std::move(name)),
                                                      request.program, sources));
-  if (Error e = add_xnnpack_nodes(program.program(), built.map); !e.ok()) {
-    return e.with_context("%s", request.program.c_str());
-  }
+  ETKIT_TRY(add_xnnpack_nodes(program.program(), request.program, sources, built.map));
   ETKIT_ASSIGN_OR_RETURN(built.text, write_debug_map(built.map));
   built.summary = debug_map_summary(built.map);
   return built;

@@ -1,13 +1,18 @@
 #include "etkit/inspect/debug_map_build.h"
 
 #include <doctest/doctest.h>
+#include <unistd.h>
 
 #include <cstdint>
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
-#include "etkit/host/runner.h"
 #include "etkit/debugmap/delegate_mapping.h"
+#include "etkit/host/runner.h"
+#include "test_support.h"
+#include "zip_writer.h"
 
 namespace etkit::inspect {
 namespace {
@@ -217,6 +222,84 @@ TEST_CASE("debug map build: identifier handles must be among the delegate call's
   CHECK(merge_error({source("a.bin", a), source("b.json", b)}) ==
         "b.json: method 'forward', instruction 1 of chain 0: identifier 1 maps debug handle 9, "
         "which the delegate call does not stand for (its handles: [2, 3], from a.bin)");
+}
+
+// djl-xnnpack-conv.pte: one XnnpackBackend call (instruction 0) whose blob has a StaticTranspose
+// (handle 65535, ExecuTorch's "no handle"), a Conv2d (handle 1) and a StaticTranspose (65535).
+// The ETRecord says the call stands for the model's handles 3 (convolution) and 4 (relu), and
+// its delegate map joins the Conv2d node (identifier 1) to both.
+struct XnnpackEtrecord {
+  std::string path = (std::filesystem::temp_directory_path() /
+                      ("etkit-xnn-etrecord-" + std::to_string(::getpid()) + ".bin"))
+                         .string();
+  explicit XnnpackEtrecord(const std::string& delegate_map) {
+    const std::vector<uint8_t> zip = testing::make_zip(
+        {{"ETRECORD_V0", ""},
+         {"debug_handle_map", R"({"forward": {"0": [3, 4]}})"},
+         {"delegate_map", R"({"forward": {"0": {"name": "XnnpackBackend", "delegate_map": )" +
+                              delegate_map + "}}}"},
+         {"edge_dialect_exported_program/forward",
+          R"({"graph_module": {"graph": {"nodes": [
+              {"target": "executorch.exir.dialects.edge.ops.aten.convolution.default",
+               "outputs": [{"as_tensor": {"name": "conv"}}], "metadata": {"debug_handle": "3"}},
+              {"target": "executorch.exir.dialects.edge.ops.aten.relu.default",
+               "outputs": [{"as_tensor": {"name": "relu"}}], "metadata": {"debug_handle": "4"}}]}}})"}});
+    std::ofstream(path, std::ios::binary)
+        .write(reinterpret_cast<const char*>(zip.data()), static_cast<std::streamsize>(zip.size()));
+  }
+  ~XnnpackEtrecord() { std::filesystem::remove(path); }
+  Result<BuiltDebugMap> build() const {
+    DebugMapBuildRequest request;
+    request.program = testing::fixture("pte/djl-xnnpack-conv.pte");
+    request.etrecords = {path};
+    return build_debug_map(request);
+  }
+};
+
+TEST_CASE("debug map build: an ETRecord's delegate map joins XNNPACK nodes to the model") {
+  XnnpackEtrecord record(R"({"1": [3, 4]})");
+  Result<BuiltDebugMap> built = record.build();
+  REQUIRE_MESSAGE(built.ok(), std::string(built.error().message()));
+  const MethodDebugMap& m = built->map.methods.at("forward");
+  REQUIRE(m.delegates.size() == 1);
+  const DelegateEntry& d = m.delegates[0];
+  CHECK(d.backend == "XnnpackBackend");
+  CHECK(d.identifier_kind == IdentifierKind::Int);
+  // The Conv2d node's events stand for the convolution and the relu; the transposes, which the
+  // ETRecord does not map, for their own handle.
+  CHECK(d.identifiers == std::map<DelegateIdentifier, std::vector<uint32_t>>{
+                             {int64_t{1}, {3, 4}}, {int64_t{65535}, {65535}}});
+  CHECK(m.instructions.at(0).debug_handles == std::vector<uint32_t>{3, 4, 65535});
+  Result<std::span<const uint32_t>> hs = built->map.delegate_handles("forward", 0, 0, int64_t{1});
+  REQUIRE(hs.ok());
+  REQUIRE(hs->size() == 2);
+  CHECK(built->map.node("forward", (*hs)[0]).get()->name == "conv");
+  CHECK(built->map.node("forward", (*hs)[1]).get()->op == "aten::relu.default");
+}
+
+TEST_CASE("debug map build: an XNNPACK call the ETRecord maps to nothing stands for its nodes") {
+  for (const char* empty : {"{}", "null"}) {
+    CAPTURE(empty);
+    XnnpackEtrecord record(empty);
+    Result<BuiltDebugMap> built = record.build();
+    REQUIRE_MESSAGE(built.ok(), std::string(built.error().message()));
+    const DelegateEntry& d = built->map.methods.at("forward").delegates.at(0);
+    CHECK(d.identifiers == std::map<DelegateIdentifier, std::vector<uint32_t>>{
+                               {int64_t{1}, {1}}, {int64_t{65535}, {65535}}});
+    CHECK(built->map.methods.at("forward").instructions.at(0).debug_handles ==
+          std::vector<uint32_t>{1, 3, 4, 65535});
+  }
+}
+
+TEST_CASE("debug map build: an ETRecord identifier that is no XNNPACK node's handle is refused") {
+  XnnpackEtrecord record(R"({"1": [3], "7": [4]})");
+  Result<BuiltDebugMap> built = record.build();
+  REQUIRE_FALSE(built.ok());
+  CHECK(built.error().code() == ErrorCode::InvalidData);
+  CHECK(std::string(built.error().message()) ==
+        record.path +
+            ": method 'forward', instruction 0 of chain 0: identifier 7 is not the debug handle of "
+            "a node of the XnnpackBackend blob (its nodes' handles: [1, 65535])");
 }
 
 }  // namespace

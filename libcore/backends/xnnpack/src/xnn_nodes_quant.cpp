@@ -171,10 +171,12 @@ void run_qconv(Delegate& d, const NodePlan& p) {
   const float* w_scale = p.packed;
   const float* bias = p.packed + cout;
   const int32_t* w = p.packed_i32;  // [cout][kh][kw][cin_g]
-  float sx;
-  int32_t zx;
-  input_params(d, xv, n.inputs[0], 0, sx, zx);
+  const int64_t image = h * wd * cin;
+  const int64_t xrow = xv.quant == QuantScheme::DynamicPerToken ? row_length(xv, x) : 0;
   for (int64_t b = 0; b < batch; ++b) {
+    float sx;
+    int32_t zx;
+    input_params(d, xv, n.inputs[0], xrow == 0 ? 0 : (b * image) / xrow, sx, zx);
     for (int64_t oy = 0; oy < oh; ++oy) {
       for (int64_t ox = 0; ox < ow; ++ox) {
         for (int64_t oc = 0; oc < cout; ++oc) {
@@ -219,8 +221,13 @@ Result<RunFn> prepare_qgemm(Delegate& d, NodePlan& p, MemoryAllocator& allocator
     return Error(ErrorCode::NotSupported, "input is %s; quantized nodes take qint8/quint8 per "
                  "tensor or qdint8", datatype_name(xv.dtype));
   }
-  if (xv.dtype == Datatype::QDInt8 && !fc) {
-    return Error(ErrorCode::NotSupported, "a dynamically quantized (qdint8) convolution input");
+  // A convolution mixes the pixels of an image, so its dynamic input parameters must be one per
+  // image (ExecuTorch's per-tensor dynamic activations: rows over [H, W, C]), not per pixel.
+  if (xv.dtype == Datatype::QDInt8 && !fc && (xv.rank != 4 || xv.num_nonbatch_dims < 3)) {
+    return Error(ErrorCode::NotSupported,
+                 "a dynamically quantized (qdint8) convolution input with parameters per %d "
+                 "trailing dims (a convolution takes one scale per image: 3 or 4)",
+                 xv.num_nonbatch_dims);
   }
   if (!wv.has_constant) return Error(ErrorCode::NotSupported, "a quantized filter that is not a constant");
   const bool per_tensor_w = wv.dtype == Datatype::QInt8 && wv.quant == QuantScheme::PerTensor;

@@ -38,11 +38,23 @@ bool supported_value_type(Datatype t) {
 
 bool is_quantized(Datatype t) { return t != Datatype::Fp32 && t != Datatype::Int32; }
 
-enum class Family { Elementwise, Gemm, Deconvolution, Pooling, Resize, Layout, Quantized, Unsupported };
+enum class Family {
+  Elementwise, Gemm, Deconvolution, Pooling, Resize, Layout, Quantized, QuantizedElementwise,
+  Attention, Unsupported
+};
 
 Family family_of(const Graph& g, const Node& n) {
   switch (n.kind) {
-    case NodeKind::Add: case NodeKind::Subtract: case NodeKind::Multiply: case NodeKind::Divide:
+    case NodeKind::Add: case NodeKind::Subtract: case NodeKind::Multiply:
+      return is_quantized(g.value(n.inputs[0]).dtype) || is_quantized(g.value(n.inputs[1]).dtype) ||
+                     is_quantized(g.value(n.output).dtype)
+                 ? Family::QuantizedElementwise
+                 : Family::Elementwise;
+    case NodeKind::MaxPooling2d: case NodeKind::AvgPooling2d: case NodeKind::GlobalAvgPooling2d:
+      return is_quantized(g.value(n.inputs[0]).dtype) || is_quantized(g.value(n.output).dtype)
+                 ? Family::QuantizedElementwise
+                 : Family::Pooling;
+    case NodeKind::Divide:
     case NodeKind::Minimum: case NodeKind::Maximum: case NodeKind::PReLU: case NodeKind::Softmax:
     case NodeKind::Sigmoid: case NodeKind::Clamp: case NodeKind::Floor: case NodeKind::Ceiling:
     case NodeKind::SquareRoot: case NodeKind::ReciprocalSquareRoot: case NodeKind::Hardswish:
@@ -56,9 +68,8 @@ Family family_of(const Graph& g, const Node& n) {
                  : Family::Gemm;
     case NodeKind::BatchMatrixMultiply: return Family::Gemm;
     case NodeKind::StaticResizeBilinear2D: return Family::Resize;
+    case NodeKind::ScaledDotProductAttention: return Family::Attention;
     case NodeKind::ConvTranspose2d: return Family::Deconvolution;
-    case NodeKind::AvgPooling2d: case NodeKind::MaxPooling2d: case NodeKind::GlobalAvgPooling2d:
-      return Family::Pooling;
     case NodeKind::StaticTranspose: case NodeKind::StaticReshape: case NodeKind::Copy:
     case NodeKind::StaticSlice: case NodeKind::StaticConstantPad: case NodeKind::Concatenate2:
     case NodeKind::Concatenate3: case NodeKind::Concatenate4: case NodeKind::Concatenate5:
@@ -175,6 +186,10 @@ Result<Delegate*> build_delegate(const Graph& g, MemoryAllocator& allocator) {
       case Family::Deconvolution: run = prepare_deconvolution(*d, p, allocator); break;
       case Family::Layout: run = prepare_layout(*d, p, allocator); break;
       case Family::Quantized: run = prepare_quantized(*d, p, allocator); break;
+      case Family::QuantizedElementwise:
+        run = prepare_quantized_elementwise(*d, p, allocator);
+        break;
+      case Family::Attention: run = prepare_attention(*d, p, allocator); break;
       case Family::Unsupported:
         return Error(ErrorCode::NotSupported,
                      "node %u (%s): etkit's XnnpackBackend does not run this node kind", i,

@@ -85,6 +85,12 @@ Result<RunFn> prepare_layout(Delegate& d, NodePlan& p, MemoryAllocator& allocato
 /// Convert between fp32 and qint8/quint8/qdint8, quantized FullyConnected and Conv2d.
 Result<RunFn> prepare_quantized(Delegate& d, NodePlan& p, MemoryAllocator& allocator);
 
+/// Add, Subtract, Multiply and max, average and global average pooling over per-tensor
+/// qint8/quint8 operands.
+Result<RunFn> prepare_quantized_elementwise(Delegate& d, NodePlan& p, MemoryAllocator& allocator);
+/// ScaledDotProductAttention (fp32; multi-head or multi-query key and value, optional mask).
+Result<RunFn> prepare_attention(Delegate& d, NodePlan& p, MemoryAllocator& allocator);
+
 /// Re-derives every internal value's sizes from the bound inputs' (a DYNAMIC_BOUND call).
 /// Errors (`DelegateFailed`): a node whose shapes do not fit, a value past its bound.
 Error propagate_shapes(Delegate& d);

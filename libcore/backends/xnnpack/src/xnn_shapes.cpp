@@ -137,6 +137,38 @@ Error deconvolution(const Node& n, const Dims* in, Dims& out) {
   return set_dim(out, 3, cout);
 }
 
+// ScaledDotProductAttention (XNNPACK's): query [*, H, T, C]; key [*, H, U, C] or, one head
+// shared by all (multi-query), [*, U, C]; value [*, H, U, D] or [*, U, D]; scale [C]; an optional
+// mask [T, U]; output [*, H, T, D]. The batch dims * are the same in every operand.
+Error attention(const Node& n, const Dims* in, Dims& out) {
+  const Dims& q = in[0];
+  const Dims& k = in[1];
+  const Dims& v = in[2];
+  if (q.rank < 3) return bad("query must be at least 3-D [*, H, T, C]", q, k);
+  const uint32_t r = q.rank;
+  const bool kv_heads = k.rank == r;
+  if ((k.rank != r && k.rank != r - 1) || v.rank != k.rank) {
+    return bad("key and value must be [*, H, U, C] or [*, U, C] beside the query", k, v);
+  }
+  for (uint32_t i = 0; i + 3 < r; ++i) {
+    if (k.d[i] != q.d[i] || v.d[i] != q.d[i]) return bad("batch dims differ", q, k);
+  }
+  if (kv_heads && (k.d[r - 3] != q.d[r - 3] || v.d[r - 3] != q.d[r - 3])) {
+    return bad("heads differ", q, k);
+  }
+  const int32_t t = q.d[r - 2], c = q.d[r - 1];
+  const int32_t u = k.d[k.rank - 2];
+  if (k.d[k.rank - 1] != c) return bad("query and key channels differ", q, k);
+  if (v.d[v.rank - 2] != u) return bad("key and value tokens differ", k, v);
+  if (in[3].rank != 1 || in[3].d[0] != c) return bad("scale must be [C]", q, in[3]);
+  if (n.inputs[4] != kNoValue && (in[4].rank != 2 || in[4].d[0] != t || in[4].d[1] != u)) {
+    return bad("mask must be [T, U]", q, in[4]);
+  }
+  out = q;
+  out.d[r - 1] = v.d[v.rank - 1];
+  return Error();
+}
+
 }  // namespace
 
 Dims dims_of(const Value& v) {
@@ -160,7 +192,6 @@ const char* dims_text(const Dims& d, char* buf, size_t size) {
 bool has_shape_rule(NodeKind kind) {
   switch (kind) {
     case NodeKind::ArgMaxPooling2d:
-    case NodeKind::ScaledDotProductAttention:
     case NodeKind::None: return false;
     default: return true;
   }
@@ -359,8 +390,8 @@ Error infer_output_dims(const Node& n, const Dims* in, Dims& out) {
       ETKIT_TRY(set_dim(out, 1, n.new_height));
       return set_dim(out, 2, n.new_width);
     case NodeKind::ConvTranspose2d: return deconvolution(n, in, out);
+    case NodeKind::ScaledDotProductAttention: return attention(n, in, out);
     case NodeKind::ArgMaxPooling2d:
-    case NodeKind::ScaledDotProductAttention:
     case NodeKind::None:
       return Error(ErrorCode::NotSupported, "no shape rule");
     default:  // unary nodes, clamp, convert, copy, softmax

@@ -93,9 +93,16 @@ struct BuiltDebugMap {
 
 /// Opens `request.program`, reads its ETRecords, delegate maps and model description in that
 /// order and merges them into the program's map (`merge_debug_maps`). The program's file name
-/// without its folder becomes the map's `program`. Errors: the first of opening the program,
+/// without its folder becomes the map's `program`. Each XnnpackBackend call is then joined to
+/// its blob's nodes (`xnnpack_delegate_nodes`): a source's integer identifiers for the call (an
+/// ETRecord's delegate map, node debug handle -> the model's handles) must each be a node's
+/// handle; every node no source mapped stands for its own handle; a call given string
+/// identifiers is kept as given. Errors: the first of opening the program,
 /// reading an input (`read_etrecord_file`, `read_debug_map_file`, `read_model_nodes`),
-/// merging, and writing the text; each names its file.
+/// merging, decoding an XNNPACK blob, an identifier that is no node's handle ("e.bin: method
+/// 'forward', instruction 0 of chain 0: identifier 7 is not the debug handle of a node of the
+/// XnnpackBackend blob (its nodes' handles: [1, 65535])"), and writing the text; each names its
+/// file.
 Result<BuiltDebugMap> build_debug_map(const DebugMapBuildRequest& request);
 
 /// One line on `map`'s size: methods, instructions (and how many have debug handles),

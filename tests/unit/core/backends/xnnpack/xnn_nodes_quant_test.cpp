@@ -101,6 +101,52 @@ TEST_CASE("xnnpack quantized: conv2d with per-channel weights") {
   CHECK(r.output(0) == Data{5, -6});
 }
 
+TEST_CASE("xnnpack quantized: dynamically quantized conv2d, one scale per image") {
+  // ExecuTorch's dynamic convolution: Convert fp32 -> qdint8 with parameters per image
+  // ([H, W, C] trailing), then Conv2d with per-channel qcint8 weights and an fp32 output.
+  TestGraph g;
+  const uint32_t in = g.input({2, 2, 2, 1});
+  const uint32_t qd = g.qdvalue({2, 2, 2, 1}, 3);
+  const int8_t w[] = {1, 1, 1, 1, 1, 0, 0, -1};
+  const uint32_t wq =
+      g.qcvalue(T::xnn_datatype_qcint8, {2, 2, 2, 1}, {0.5f, 2.0f}, 0, w, sizeof(w));
+  const uint32_t b = g.constant({2}, {0, 1});
+  const uint32_t out = g.output({2, 1, 1, 2});
+  g.unary(U::XNNConvert, in, qd, 1);
+  auto node = fbx::Create_XNNNodeConv(g.fbb(), 0, 0, 0, 0, 2, 2, 1, 1, 1, 1, 1, 2, 1, 0, 0, qd, wq,
+                                      b, out, 0);
+  g.node(U::XNNConv2d, node.Union(), 2);
+  Runner r(g.finish());
+  REQUIRE_MESSAGE(r.ok(), r.init_error());
+  // Image 0 spans [-1, 2]: scale 3/255, zero point -43, and -1, 0, 2, 1 quantize exactly
+  // (-128, -43, 127, 42). Image 1 is all zeros. Channel 0 = 0.5 * sum, channel 1 =
+  // 2 * (x00 - x11) + 1.
+  REQUIRE(r.run({{{2, 2, 2, 1}, {-1, 0, 2, 1, 0, 0, 0, 0}}}, {{2, 1, 1, 2}}).ok());
+  const Data o = r.output(0);
+  CHECK(o[0] == doctest::Approx(1.0).epsilon(1e-5));
+  CHECK(o[1] == doctest::Approx(-3.0).epsilon(1e-5));
+  CHECK(o[2] == doctest::Approx(0.0));
+  CHECK(o[3] == doctest::Approx(1.0));
+}
+
+TEST_CASE("xnnpack quantized: a dynamic conv2d input with parameters per pixel is refused") {
+  TestGraph g;
+  const uint32_t in = g.input({1, 2, 2, 1});
+  const uint32_t qd = g.qdvalue({1, 2, 2, 1}, 1);
+  const int8_t w[] = {1, 1, 1, 1};
+  const uint32_t wq = g.qcvalue(T::xnn_datatype_qcint8, {1, 2, 2, 1}, {0.5f}, 0, w, sizeof(w));
+  const uint32_t out = g.output({1, 1, 1, 1});
+  g.unary(U::XNNConvert, in, qd, 1);
+  auto node = fbx::Create_XNNNodeConv(g.fbb(), 0, 0, 0, 0, 2, 2, 1, 1, 1, 1, 1, 1, 1, 0, 0, qd, wq,
+                                      kNoValue, out, 0);
+  g.node(U::XNNConv2d, node.Union(), 2);
+  Runner r(g.finish());
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.init_error() ==
+        "node 1 (Conv2d): a dynamically quantized (qdint8) convolution input with parameters per "
+        "1 trailing dims (a convolution takes one scale per image: 3 or 4)");
+}
+
 TEST_CASE("xnnpack quantized: an unsupported conversion is refused at init, naming it") {
   TestGraph g;
   const uint32_t in = g.input({2});

@@ -118,6 +118,45 @@ TEST_CASE("xnnpack backend: one live event per node, named by kind, identified b
   CHECK(quiet.events.empty());
 }
 
+TEST_CASE("xnnpack backend: attention and quantized nodes log events like every node") {
+  // x -> Convert to qint8 [handle 3] -> quantized Add(q, q) [4] -> Convert to fp32 [5];
+  // q, k, v -> ScaledDotProductAttention [6].
+  TestGraph g;
+  const uint32_t x = g.input({1, 1, 2});
+  const uint32_t k = g.input({1, 2, 2});
+  const uint32_t v = g.input({1, 2, 2});
+  const uint32_t xq = g.qvalue(fbx::XNNDatatype::xnn_datatype_qint8, {1, 1, 2}, 0.5f, 0);
+  const uint32_t sq = g.qvalue(fbx::XNNDatatype::xnn_datatype_qint8, {1, 1, 2}, 0.5f, 0);
+  const uint32_t sum = g.output({1, 1, 2});
+  const uint32_t scale = g.constant({2}, {1, 1});
+  const uint32_t att = g.output({1, 1, 2});
+  g.unary(U::XNNConvert, x, xq, 3);
+  g.binary(U::XNNAdd, xq, xq, sq, 4);
+  g.unary(U::XNNConvert, sq, sum, 5);
+  g.node(U::XNNScaledDotProductAttention,
+         fbx::CreateXNNScaledDotProductAttention(g.fbb(), x, k, v, scale, kNoValue, att, 0).Union(),
+         6);
+  Runner r(g.finish());
+  REQUIRE_MESSAGE(r.ok(), r.init_error());
+  RecordingTracer tracer;
+  tracer.set_profiling_level(ProfilingLevel::All);
+  // Keys equal, so the attention weights are equal and the output is the values' mean.
+  REQUIRE(r.run({{{1, 1, 2}, {1, 2}}, {{1, 2, 2}, {0, 0, 0, 0}}, {{1, 2, 2}, {1, 2, 3, 4}}},
+                {{1, 1, 2}, {1, 1, 2}}, &tracer)
+              .ok());
+  CHECK(r.output(0) == Data{2, 4});
+  CHECK(r.output(1) == Data{2, 3});
+  REQUIRE(tracer.events.size() == 4);
+  const char* names[] = {"xnn:Convert", "xnn:Add", "xnn:Convert", "xnn:ScaledDotProductAttention"};
+  for (size_t i = 0; i < 4; ++i) {
+    CAPTURE(i);
+    CHECK(tracer.events[i].name == names[i]);
+    CHECK(tracer.events[i].id == static_cast<DelegateDebugIntId>(3 + i));
+    CHECK(u32_at(tracer.events[i].metadata, 0) == i);
+    CHECK(u32_at(tracer.events[i].metadata, 4) == 2);
+  }
+}
+
 TEST_CASE("xnnpack backend: an ETDump records each node with its name and handle") {
   Runner r(two_node_blob());
   std::vector<uint8_t> memory(64 << 10);

@@ -13,9 +13,9 @@
 // through the tracer's filter (`--keep-range` selects debug handles).
 //
 // Limits: fp32 call values in contiguous dim order; fp32 nodes of every kind but
-// ConvTranspose2d, StaticResizeBilinear2D, ScaledDotProductAttention and ArgMaxPooling2d;
-// quantized Convert, FullyConnected and Conv2d (see xnn_nodes_quant.cpp). DYNAMIC_BOUND inputs
-// run at any sizes up to the blob's.
+// ArgMaxPooling2d; quantized Convert, FullyConnected and Conv2d (see xnn_nodes_quant.cpp),
+// Add, Subtract, Multiply and max, average and global average pooling
+// (xnn_nodes_qelementwise.cpp). DYNAMIC_BOUND inputs run at any sizes up to the blob's.
 
 #include <cstddef>
 #include <string_view>

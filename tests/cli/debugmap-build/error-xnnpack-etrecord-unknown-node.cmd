@@ -1,0 +1,1 @@
+cd $CASE_TMP && cp -r $SRC/tests/cli/debugmap-build/inputs/xnnpack_conv_etrecord e && sed -i 's/"1": \[3, 4\]/"1": [3], "7": [4]/' e/delegate_map && (cd e && cmake -E tar cf ../rec.bin --format=zip ETRECORD_V0 debug_handle_map delegate_map edge_dialect_exported_program/forward) && debugmap-build $SRC/$FIXTURES/pte/djl-xnnpack-conv.pte --etrecord rec.bin -o -

@@ -1,0 +1,1 @@
+cd $CASE_TMP && cp -r $SRC/tests/cli/debugmap-build/inputs/xnnpack_conv_etrecord e && (cd e && cmake -E tar cf ../rec.bin --format=zip ETRECORD_V0 debug_handle_map delegate_map edge_dialect_exported_program/forward) && debugmap-build $SRC/$FIXTURES/pte/djl-xnnpack-conv.pte --etrecord rec.bin -o -
