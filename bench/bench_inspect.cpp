@@ -3,8 +3,16 @@
 // native_call_<op> and a span inside the kernel), written by ETDumpWriter with the fake clock.
 // Stages are timed separately and together; `items_per_second` is events per second on one
 // core. The peak heap (live bytes, counted by replacing global operator new/delete) is reported
-// relative to the dump's size. Target (#5): the whole path at 5M events/s or more, with peak
-// memory under twice the dump's size.
+// relative to the dump's size. Target (#5, #16): every subcommand at 5M events/s or more, with
+// peak memory under twice the dump's size. `show`, `export --format chrome|folded` and `diff`
+// are measured as they ran before streaming (`*Joined`) and as they run now (`*Streamed`), side
+// by side in one run:
+//
+//   build-bench/bin/etkit_bench_inspect --benchmark_filter='BM_Show|BM_Export|BM_Diff'
+//
+// The tool itself, before and after, on the dump written with ETKIT_BENCH_INSPECT_DUMP:
+//
+//   /usr/bin/time -f "%U %S %M" etdump-inspect show big.etdump > /dev/null
 //
 //   cmake -S . -B build-bench -DETKIT_BUILD_BENCH=ON -DCMAKE_BUILD_TYPE=Release
 //   cmake --build build-bench --target etkit_bench_inspect && build-bench/bin/etkit_bench_inspect
