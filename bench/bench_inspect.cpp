@@ -3,8 +3,16 @@
 // native_call_<op> and a span inside the kernel), written by ETDumpWriter with the fake clock.
 // Stages are timed separately and together; `items_per_second` is events per second on one
 // core. The peak heap (live bytes, counted by replacing global operator new/delete) is reported
-// relative to the dump's size. Target (#5): the whole path at 5M events/s or more, with peak
-// memory under twice the dump's size.
+// relative to the dump's size. Target (#5, #16): every subcommand at 5M events/s or more, with
+// peak memory under twice the dump's size. `show`, `export --format chrome|folded` and `diff`
+// are measured as they ran before streaming (`*Joined`) and as they run now (`*Streamed`), side
+// by side in one run:
+//
+//   build-bench/bin/etkit_bench_inspect --benchmark_filter='BM_Show|BM_Export|BM_Diff'
+//
+// The tool itself, before and after, on the dump written with ETKIT_BENCH_INSPECT_DUMP:
+//
+//   /usr/bin/time -f "%U %S %M" etdump-inspect show big.etdump > /dev/null
 //
 //   cmake -S . -B build-bench -DETKIT_BUILD_BENCH=ON -DCMAKE_BUILD_TYPE=Release
 //   cmake --build build-bench --target etkit_bench_inspect && build-bench/bin/etkit_bench_inspect
@@ -18,8 +26,10 @@
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <new>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "etkit/devtools/clock.h"
@@ -30,6 +40,11 @@
 #include "etkit/inspect/trace.h"
 #include "etkit/inspect/trace_reader.h"
 #include "etkit/inspect/event_selection.h"
+#include "etkit/inspect/chrome_trace.h"
+#include "etkit/inspect/diff.h"
+#include "etkit/inspect/event_table.h"
+#include "etkit/inspect/folded_stacks.h"
+#include "etkit/inspect/table.h"
 
 namespace {
 
@@ -223,5 +238,124 @@ void BM_StatsPipeline(benchmark::State& state) {
   state.counters["peak_heap_x_dump"] = static_cast<double>(peak_over_dump_permille) / 1000;
 }
 BENCHMARK(BM_StatsPipeline)->Unit(benchmark::kMillisecond);
+
+// The subcommands that list events, each two ways in the same run: `joined` is the path before
+// streaming (load_trace's join of every block, the whole table or document built, then
+// rendered), `streamed` the path etdump-inspect takes now (blocks joined one at a time, rows
+// handed to the printer; twice for aligned text and for Chrome's tracks). Output goes to a sink
+// that only counts bytes. Peak heap as above (the dump's own bytes not counted).
+template <typename Once>
+void measure(benchmark::State& state, Once&& once) {
+  const std::vector<uint8_t>& bytes = dump_bytes();
+  size_t peak_over_dump_permille = 0;
+  size_t written = 0;
+  for (auto _ : state) {
+    const size_t base = g_live.load();
+    g_peak.store(base);
+    Result<inspect::TraceReader> reader = inspect::TraceReader::over(bytes, "bench.etdump");
+    if (!reader.ok()) {
+      state.SkipWithError(reader.error().message());
+      break;
+    }
+    written = 0;
+    const Error e = once(*reader, [&](std::string_view text) {
+      written += text.size();
+      benchmark::DoNotOptimize(text.data());
+    });
+    if (!e.ok()) {
+      state.SkipWithError(e.message());
+      break;
+    }
+    peak_over_dump_permille = (g_peak.load() - base) * 1000 / bytes.size();
+  }
+  state.SetItemsProcessed(state.iterations() * kEvents);
+  state.counters["out_MB"] = static_cast<double>(written) / 1e6;
+  state.counters["peak_heap_x_dump"] = static_cast<double>(peak_over_dump_permille) / 1000;
+}
+
+using Sink = std::function<void(std::string_view)>;
+const inspect::Format kFormats[] = {inspect::Format::Table, inspect::Format::Csv,
+                                    inspect::Format::Tsv, inspect::Format::Json};
+
+// `show` (arg: 0 table with automatic units, 1 csv, 2 tsv, 3 json).
+void BM_ShowJoined(benchmark::State& state) {
+  const inspect::Format format = kFormats[state.range(0)];
+  measure(state, [&](inspect::TraceReader& reader, const Sink& out) {
+    inspect::Trace t = reader.join_all();
+    const std::vector<size_t> selected = *inspect::select_events(t, {});
+    inspect::RenderOptions options;
+    options.auto_time_units = true;
+    const std::string text = inspect::render(
+        {inspect::event_table(t, selected, inspect::TimeUnit::Ms)}, format, options);
+    out(text);
+    return Error();
+  });
+}
+BENCHMARK(BM_ShowJoined)->Arg(0)->Arg(1)->Arg(3)->Unit(benchmark::kMillisecond);
+
+void BM_ShowStreamed(benchmark::State& state) {
+  const inspect::Format format = kFormats[state.range(0)];
+  measure(state, [&](inspect::TraceReader& reader, const Sink& out) {
+    inspect::RenderOptions options;
+    options.auto_time_units = true;
+    return inspect::write_event_table(reader, {}, inspect::TimeUnit::Ms, format, options, nullptr,
+                                      out);
+  });
+}
+BENCHMARK(BM_ShowStreamed)->Arg(0)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond);
+
+// `export --format chrome`.
+void BM_ExportChromeJoined(benchmark::State& state) {
+  measure(state, [&](inspect::TraceReader& reader, const Sink& out) {
+    inspect::Trace t = reader.join_all();
+    out(inspect::chrome_trace_json(t, *inspect::select_events(t, {})));
+    return Error();
+  });
+}
+BENCHMARK(BM_ExportChromeJoined)->Unit(benchmark::kMillisecond);
+
+void BM_ExportChromeStreamed(benchmark::State& state) {
+  measure(state, [&](inspect::TraceReader& reader, const Sink& out) {
+    return inspect::write_chrome_trace(reader, {}, out);
+  });
+}
+BENCHMARK(BM_ExportChromeStreamed)->Unit(benchmark::kMillisecond);
+
+// `export --format folded`.
+void BM_ExportFoldedJoined(benchmark::State& state) {
+  measure(state, [&](inspect::TraceReader& reader, const Sink& out) {
+    inspect::Trace t = reader.join_all();
+    out(inspect::folded_stacks(t, *inspect::select_events(t, {})));
+    return Error();
+  });
+}
+BENCHMARK(BM_ExportFoldedJoined)->Unit(benchmark::kMillisecond);
+
+void BM_ExportFoldedStreamed(benchmark::State& state) {
+  measure(state, [&](inspect::TraceReader& reader, const Sink& out) {
+    Result<std::string> text = inspect::folded_stacks(reader, {});
+    if (!text.ok()) return text.error();
+    out(*text);
+    return Error();
+  });
+}
+BENCHMARK(BM_ExportFoldedStreamed)->Unit(benchmark::kMillisecond);
+
+// `diff` of the dump against itself (not streamed: both dumps joined, as the tool runs it).
+void BM_DiffJoined(benchmark::State& state) {
+  measure(state, [&](inspect::TraceReader& reader, const Sink& out) {
+    inspect::Trace a = reader.join_all();
+    inspect::Trace b = reader.join_all();
+    inspect::EventSelection selection;
+    selection.include_load = false;
+    const inspect::TraceSelection sa{&a, *inspect::select_events(a, selection)};
+    const inspect::TraceSelection sb{&b, *inspect::select_events(b, selection)};
+    const inspect::DiffResult result = inspect::diff_traces(sa, sb, {});
+    out(inspect::render({inspect::diff_table(result, inspect::TimeUnit::Ms, "diff")},
+                        inspect::Format::Table));
+    return Error();
+  });
+}
+BENCHMARK(BM_DiffJoined)->Unit(benchmark::kMillisecond);
 
 }  // namespace

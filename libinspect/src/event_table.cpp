@@ -1,10 +1,13 @@
 #include "etkit/inspect/event_table.h"
 #include "etkit/inspect/operator_naming.h"
 
+#include <functional>
 #include <map>
 
 #include "etkit/host/shape_text.h"
 #include "etkit/inspect/op_shapes.h"
+#include "etkit/inspect/event_selection.h"
+#include "etkit/inspect/trace_reader.h"
 #include "etkit/runtime/event_name.h"
 #include <string_view>
 #include <tuple>
@@ -104,27 +107,35 @@ Table event_table(const Trace& trace, const std::vector<size_t>& selected, TimeU
   return event_table(trace, selected, unit, map, nullptr);
 }
 
-Table event_table(const Trace& trace, const std::vector<size_t>& selected, TimeUnit unit,
-                  const DebugMap* map, const MetadataLayout* layout) {
+namespace {
+
+// The table without rows, and how its rows are built.
+struct EventColumns {
+  Table head;
+  bool with_shapes = false;
+  bool with_values = false;
+};
+
+EventColumns event_columns(const std::string& path, bool has_values, TimeUnit unit,
+                           const DebugMap* map, const MetadataLayout* layout) {
+  EventColumns out;
+  Table& t = out.head;
   const int d = time_decimals(unit);
-  Table t;
   t.name = "events";
-  t.title = "events of " + trace.path;
+  t.title = "events of " + path;
   t.unit = time_unit_name(unit);
   t.columns = {{"block", 0},       {"method", 0}, {"kind", 0}, {"iteration", 0}, {"name", 0},
                {"op", 0},          {"instruction", 0}, {"delegate", 0}, {"depth", 0},
                {"start", d, true}, {"duration", d, true}, {"self", d, true}};
   // Shapes need a map that records arguments (version 2, debugmap-build's).
-  const bool with_shapes = map != nullptr && has_args(*map);
+  out.with_shapes = map != nullptr && has_args(*map);
   if (map != nullptr) {
     t.columns.insert(t.columns.begin() + 8, {{"handles", 0}, {"ops", 0}});
-    if (with_shapes) t.columns.insert(t.columns.begin() + 10, {"shapes", 0});
+    if (out.with_shapes) t.columns.insert(t.columns.begin() + 10, {"shapes", 0});
   }
-  const bool with_values = !trace.values.empty();
-  std::map<Place, IntList> logged;
-  if (with_values) {
-    logged = values_by_place(trace);
-    t.columns.insert(t.columns.begin() + (map != nullptr ? (with_shapes ? 11 : 10) : 8),
+  out.with_values = has_values;
+  if (has_values) {
+    t.columns.insert(t.columns.begin() + (map != nullptr ? (out.with_shapes ? 11 : 10) : 8),
                      {"values", 0});
   }
   if (layout != nullptr) {
@@ -133,61 +144,110 @@ Table event_table(const Trace& trace, const std::vector<size_t>& selected, TimeU
       t.columns.push_back({std::move(c), kSignificantDigits});
     }
   }
+  return out;
+}
+
+// The row of event `e` of `trace` into `row` (cleared first).
+void event_row(const Trace& trace, const TraceEvent& e, const EventColumns& cols, TimeUnit unit,
+               const DebugMap* map, const MetadataLayout* layout,
+               const std::map<Place, IntList>& logged, std::vector<Cell>& row) {
+  const TraceBlock& b = trace.blocks[e.block];
+  row.clear();
+  row.emplace_back(static_cast<int64_t>(e.block));
+  row.emplace_back(b.method);
+  row.emplace_back(std::string(block_kind(b)));
+  if (b.load) {
+    row.emplace_back(std::monostate{});
+  } else {
+    row.emplace_back(static_cast<int64_t>(b.iteration));
+  }
+  row.emplace_back(std::string(e.name));
+  row.emplace_back(std::string(e.op));
+  if (e.instruction >= 0) {
+    row.emplace_back(static_cast<int64_t>(e.instruction));
+  } else {
+    row.emplace_back(std::monostate{});
+  }
+  row.emplace_back(std::string(e.delegate_id));
+  if (map != nullptr) {
+    const std::span<const uint32_t> handles = event_debug_handles(trace, e, *map);
+    row.push_back(handles_cell(handles));
+    row.emplace_back(node_names_text(*map, b.method, handles));
+    if (cols.with_shapes) {
+      std::string shapes = instruction_shapes_text(*map, b.method, e);
+      if (shapes.empty()) {
+        row.emplace_back(std::monostate{});
+      } else {
+        row.emplace_back(std::move(shapes));
+      }
+    }
+  }
+  if (cols.with_values) {
+    Cell cell;
+    if (e.delegate || is_instruction_event(e)) {
+      auto it = logged.find(Place{e.block, e.instruction, e.delegate ? e.delegate_id : ""});
+      if (it != logged.end()) cell = it->second;
+    }
+    row.push_back(std::move(cell));
+  }
+  row.emplace_back(static_cast<int64_t>(e.depth));
+  row.emplace_back(from_ns(e.start_ns, unit));
+  row.emplace_back(from_ns(e.duration_ns, unit));
+  row.emplace_back(from_ns(e.self_ns, unit));
+  if (layout != nullptr) {
+    const std::span<const uint8_t> bytes(reinterpret_cast<const uint8_t*>(e.metadata.data()),
+                                         e.metadata.size());
+    for (Cell& c : decode_metadata(*layout, bytes)) row.push_back(std::move(c));
+  }
+}
+
+}  // namespace
+
+Table event_table(const Trace& trace, const std::vector<size_t>& selected, TimeUnit unit,
+                  const DebugMap* map, const MetadataLayout* layout) {
+  EventColumns cols = event_columns(trace.path, !trace.values.empty(), unit, map, layout);
+  std::map<Place, IntList> logged;
+  if (cols.with_values) logged = values_by_place(trace);
+  Table t = std::move(cols.head);
+  cols.head = Table();
   t.rows.reserve(selected.size());
   for (size_t i : selected) {
-    const TraceEvent& e = trace.events[i];
-    const TraceBlock& b = trace.blocks[e.block];
     std::vector<Cell> row;
     row.reserve(t.columns.size());
-    row.emplace_back(static_cast<int64_t>(e.block));
-    row.emplace_back(b.method);
-    row.emplace_back(std::string(block_kind(b)));
-    if (b.load) {
-      row.emplace_back(std::monostate{});
-    } else {
-      row.emplace_back(static_cast<int64_t>(b.iteration));
-    }
-    row.emplace_back(std::string(e.name));
-    row.emplace_back(std::string(e.op));
-    if (e.instruction >= 0) {
-      row.emplace_back(static_cast<int64_t>(e.instruction));
-    } else {
-      row.emplace_back(std::monostate{});
-    }
-    row.emplace_back(std::string(e.delegate_id));
-    if (map != nullptr) {
-      const std::span<const uint32_t> handles = event_debug_handles(trace, e, *map);
-      row.push_back(handles_cell(handles));
-      row.emplace_back(node_names_text(*map, b.method, handles));
-      if (with_shapes) {
-        std::string shapes = instruction_shapes_text(*map, b.method, e);
-        if (shapes.empty()) {
-          row.emplace_back(std::monostate{});
-        } else {
-          row.emplace_back(std::move(shapes));
-        }
-      }
-    }
-    if (with_values) {
-      Cell cell;
-      if (e.delegate || is_instruction_event(e)) {
-        auto it = logged.find(Place{e.block, e.instruction, e.delegate ? e.delegate_id : ""});
-        if (it != logged.end()) cell = it->second;
-      }
-      row.push_back(std::move(cell));
-    }
-    row.emplace_back(static_cast<int64_t>(e.depth));
-    row.emplace_back(from_ns(e.start_ns, unit));
-    row.emplace_back(from_ns(e.duration_ns, unit));
-    row.emplace_back(from_ns(e.self_ns, unit));
-    if (layout != nullptr) {
-      const std::span<const uint8_t> bytes(reinterpret_cast<const uint8_t*>(e.metadata.data()),
-                                           e.metadata.size());
-      for (Cell& c : decode_metadata(*layout, bytes)) row.push_back(std::move(c));
-    }
+    event_row(trace, trace.events[i], cols, unit, map, layout, logged, row);
     t.rows.push_back(std::move(row));
   }
   return t;
+}
+
+Error write_event_table(TraceReader& reader, const EventSelection& selection, TimeUnit unit,
+                        Format format, const RenderOptions& options, const MetadataLayout* layout,
+                        const std::function<void(std::string_view)>& write) {
+  ETKIT_ASSIGN_OR_RETURN(EventSelector selector, EventSelector::make(selection));
+  Trace trace = reader.skeleton();
+  const EventColumns cols =
+      event_columns(trace.path, reader.has_values(), unit, nullptr, layout);
+  std::vector<size_t> selected;
+  std::vector<Cell> row;
+  row.reserve(cols.head.columns.size());
+  auto rows = [&](const RowVisitor& visit) {
+    for (size_t b = 0; b < trace.blocks.size(); ++b) {
+      if (!selector.block_selected(trace, b)) continue;
+      // One block at a time: events, values and their indices are the block's own.
+      trace.events.clear();
+      trace.values.clear();
+      reader.join_block(b, trace);
+      selected.clear();
+      selector.select_block(trace, b, selected);
+      std::map<Place, IntList> logged;
+      if (cols.with_values) logged = values_by_place(trace);
+      for (size_t i : selected) {
+        event_row(trace, trace.events[i], cols, unit, nullptr, layout, logged, row);
+        visit(row);
+      }
+    }
+  };
+  return render_streamed(cols.head, rows, format, options, write);
 }
 
 }  // namespace etkit::inspect

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstddef>
 #include <cstdio>
@@ -24,25 +25,60 @@ Result<Format> parse_format(std::string_view text) {
 
 namespace {
 
-std::string cell_text(const Cell& cell, const Column& column) {
-  if (const auto* i = std::get_if<int64_t>(&cell)) return std::to_string(*i);
+// Appends the text of `cell` to `out`.
+void append_cell_text(const Cell& cell, const Column& column, std::string& out) {
+  if (const auto* i = std::get_if<int64_t>(&cell)) {
+    char buf[24];
+    const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, *i);
+    out.append(buf, end);
+    return;
+  }
   if (const auto* d = std::get_if<double>(&cell)) {
-    if (std::isnan(*d)) return "nan";
-    if (std::isinf(*d)) return *d > 0 ? "inf" : "-inf";
-    char buf[64];
+    if (std::isnan(*d)) {
+      out += "nan";
+      return;
+    }
+    if (std::isinf(*d)) {
+      out += *d > 0 ? "inf" : "-inf";
+      return;
+    }
+    char buf[128];
+    std::string_view text;
+    std::vector<char> big;
     if (column.decimals == kSignificantDigits) {
       std::snprintf(buf, sizeof buf, "%.6g", *d);
+      text = buf;
     } else {
-      std::snprintf(buf, sizeof buf, "%.*f", column.decimals, *d);
+      // What printf's "%.*f" prints (to_chars with a precision is specified as printf in the C
+      // locale), several times faster; a huge value that does not fit falls back to printf.
+      const auto [end, ec] =
+          std::to_chars(buf, buf + sizeof buf, *d, std::chars_format::fixed, column.decimals);
+      if (ec == std::errc()) {
+        text = std::string_view(buf, static_cast<size_t>(end - buf));
+      } else {
+        big.resize(512);
+        std::snprintf(big.data(), big.size(), "%.*f", column.decimals, *d);
+        text = big.data();
+      }
     }
     // "-0.000" reads as a negative value; print it as zero.
-    std::string s = buf;
-    if (s[0] == '-' && s.find_first_not_of("-0.") == std::string::npos) s.erase(0, 1);
-    return s;
+    if (text[0] == '-' && text.find_first_not_of("-0.") == std::string_view::npos) {
+      text.remove_prefix(1);
+    }
+    out += text;
+    return;
   }
-  if (const auto* s = std::get_if<std::string>(&cell)) return *s;
-  if (const auto* l = std::get_if<IntList>(&cell)) return l->text;
-  return "";
+  if (const auto* s = std::get_if<std::string>(&cell)) {
+    out += *s;
+    return;
+  }
+  if (const auto* l = std::get_if<IntList>(&cell)) out += l->text;
+}
+
+std::string cell_text(const Cell& cell, const Column& column) {
+  std::string s;
+  append_cell_text(cell, column, s);
+  return s;
 }
 
 // `t` with each time column converted to the unit its values read best in, the unit named in
@@ -125,20 +161,35 @@ void render_text(const Table& t, std::string& out) {
   for (const auto& line : texts) emit(line);
 }
 
-std::string csv_field(const std::string& s, char sep) {
+// Appends `s` as a CSV (quoted when it holds a comma, quote or newline) or TSV field (tabs and
+// newlines as spaces).
+void append_field(std::string_view s, char sep, std::string& out) {
   if (sep == '\t') {
-    std::string r = s;
-    std::replace(r.begin(), r.end(), '\t', ' ');
-    std::replace(r.begin(), r.end(), '\n', ' ');
-    return r;
+    const size_t at = out.size();
+    out += s;
+    for (size_t k = at; k < out.size(); ++k) {
+      if (out[k] == '\t' || out[k] == '\n') out[k] = ' ';
+    }
+    return;
   }
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string r = "\"";
+  bool quote = false;
+  for (char ch : s) quote = quote || ch == ',' || ch == '"' || ch == '\n';
+  if (!quote) {
+    out += s;
+    return;
+  }
+  out += '"';
   for (char ch : s) {
-    if (ch == '"') r += '"';
-    r += ch;
+    if (ch == '"') out += '"';
+    out += ch;
   }
-  return r + "\"";
+  out += '"';
+}
+
+std::string csv_field(const std::string& s, char sep) {
+  std::string r;
+  append_field(s, sep, r);
+  return r;
 }
 
 void render_separated(const Table& t, char sep, std::string& out) {
@@ -167,7 +218,169 @@ nlohmann::ordered_json json_cell(const Cell& cell) {
   return nullptr;
 }
 
+// A line of aligned text, as render_text emits it.
+void emit_line(const std::vector<std::string>& line, const std::vector<size_t>& width,
+               const std::vector<bool>& right, std::string& out) {
+  const size_t n = line.size();
+  const size_t start = out.size();
+  for (size_t c = 0; c < n; ++c) {
+    const size_t pad = width[c] - line[c].size();
+    if (c > 0) out += "  ";
+    if (right[c]) out.append(pad, ' ');
+    out += line[c];
+    if (!right[c] && c + 1 < n) out.append(pad, ' ');
+  }
+  while (out.size() > start && out.back() == ' ') out.pop_back();
+  out += '\n';
+}
+
+// Pieces are handed to the writer in chunks of about this size.
+constexpr size_t kChunk = 1 << 16;
+
 }  // namespace
+
+Error render_streamed(const Table& head, const std::function<void(const RowVisitor&)>& rows,
+                      Format format, const RenderOptions& options,
+                      const std::function<void(std::string_view)>& write) {
+  if (format == Format::Json) {
+    return Error(ErrorCode::InvalidArgument, "JSON tables are not streamed");
+  }
+  std::string out;
+  out.reserve(kChunk + 4096);
+  auto flush = [&](bool force) {
+    if (out.size() >= kChunk || (force && !out.empty())) {
+      write(out);
+      out.clear();
+    }
+  };
+  const size_t n = head.columns.size();
+  if (format != Format::Table) {
+    const char sep = format == Format::Csv ? ',' : '\t';
+    for (size_t c = 0; c < n; ++c) {
+      if (c > 0) out += sep;
+      out += csv_field(head.columns[c].name, sep);
+    }
+    out += '\n';
+    std::string text;
+    rows([&](const std::vector<Cell>& row) {
+      for (size_t c = 0; c < n; ++c) {
+        if (c > 0) out += sep;
+        if (c >= row.size()) continue;
+        if (const auto* s = std::get_if<std::string>(&row[c])) {
+          append_field(*s, sep, out);
+        } else {
+          text.clear();
+          append_cell_text(row[c], head.columns[c], text);
+          append_field(text, sep, out);
+        }
+      }
+      out += '\n';
+      flush(false);
+    });
+    flush(true);
+    return Error();
+  }
+
+  // Aligned text. Automatic units as with_readable_units() picks them: the unit of a time
+  // column is that of its lower median non-zero value; readable_time_unit() is a step function
+  // of the value, so counting the values per unit finds the median's unit without keeping them.
+  // The widest text of a time column is that of its largest or smallest value (formatting is
+  // monotonic in the magnitude, and multiplying by a positive factor keeps the order).
+  std::vector<Column> columns = head.columns;
+  std::string unit = head.unit;
+  Result<TimeUnit> from = parse_time_unit(head.unit);
+  const bool auto_units = options.auto_time_units && from.ok();
+  const double from_ns_per = from.ok() ? ns_per(*from) : 1;
+  struct TimeColumn {
+    bool active = false;
+    uint64_t count[4] = {0, 0, 0, 0};  // non-zero finite values per unit (Ns, Us, Ms, S)
+    bool any = false;                  // a finite value seen
+    double max = 0, min = 0;
+    double factor = 1;
+  };
+  std::vector<TimeColumn> times(n);
+  std::vector<size_t> width(n);
+  std::vector<bool> right(n, false);
+  for (size_t c = 0; c < n; ++c) times[c].active = auto_units && columns[c].time;
+  for (size_t c = 0; c < n; ++c) width[c] = columns[c].name.size();
+  std::string text;
+  rows([&](const std::vector<Cell>& row) {
+    for (size_t c = 0; c < n && c < row.size(); ++c) {
+      const Cell& cell = row[c];
+      if (right_aligned(cell)) right[c] = true;
+      TimeColumn& tc = times[c];
+      if (tc.active) {
+        if (const auto* d = std::get_if<double>(&cell); d != nullptr && std::isfinite(*d)) {
+          if (!tc.any || *d > tc.max) tc.max = *d;
+          if (!tc.any || *d < tc.min) tc.min = *d;
+          tc.any = true;
+          if (*d != 0) {
+            ++tc.count[static_cast<int>(readable_time_unit(std::fabs(*d) * from_ns_per))];
+          }
+          continue;
+        }
+      }
+      if (const auto* s = std::get_if<std::string>(&cell)) {
+        width[c] = std::max(width[c], s->size());
+      } else {
+        text.clear();
+        append_cell_text(cell, columns[c], text);
+        width[c] = std::max(width[c], text.size());
+      }
+    }
+  });
+  if (auto_units) unit.clear();
+  for (size_t c = 0; c < n; ++c) {
+    TimeColumn& tc = times[c];
+    if (!tc.active) continue;
+    const uint64_t total = tc.count[0] + tc.count[1] + tc.count[2] + tc.count[3];
+    TimeUnit to = TimeUnit::Ns;
+    if (total > 0) {
+      const uint64_t k = (total - 1) / 2;  // the lower median's rank
+      uint64_t below = 0;
+      for (int u = 0; u < 4; ++u) {
+        below += tc.count[u];
+        if (k < below) {
+          to = static_cast<TimeUnit>(u);
+          break;
+        }
+      }
+    }
+    tc.factor = from_ns_per / ns_per(to);
+    columns[c].decimals = time_decimals(to);
+    columns[c].name += std::string("[") + time_unit_name(to) + "]";
+    width[c] = std::max(width[c], columns[c].name.size());
+    if (tc.any) {
+      width[c] = std::max(width[c], cell_text(Cell(tc.max * tc.factor), columns[c]).size());
+      width[c] = std::max(width[c], cell_text(Cell(tc.min * tc.factor), columns[c]).size());
+    }
+  }
+  out += "# " + head.title;
+  if (!unit.empty()) out += " (times in " + unit + ")";
+  out += '\n';
+  std::vector<std::string> line(n);
+  for (size_t c = 0; c < n; ++c) line[c] = columns[c].name;
+  emit_line(line, width, right, out);
+  rows([&](const std::vector<Cell>& row) {
+    for (size_t c = 0; c < n; ++c) {
+      if (c >= row.size()) {
+        line[c].clear();
+        continue;
+      }
+      const double* d = std::get_if<double>(&row[c]);
+      line[c].clear();
+      if (times[c].active && d != nullptr) {
+        append_cell_text(Cell(*d * times[c].factor), columns[c], line[c]);
+      } else {
+        append_cell_text(row[c], columns[c], line[c]);
+      }
+    }
+    emit_line(line, width, right, out);
+    flush(false);
+  });
+  flush(true);
+  return Error();
+}
 
 std::string render(const std::vector<Table>& tables, Format format,
                    const RenderOptions& options) {

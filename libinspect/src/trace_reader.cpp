@@ -64,6 +64,7 @@ struct TraceReader::Impl {
   double ns_per_tick = 1;
   BlockJoiner joiner;
   FlatbufferStrings strings;
+  bool has_values = false;
 
   Error open(std::span<const uint8_t> data);
 };
@@ -97,7 +98,10 @@ Error TraceReader::Impl::open(std::span<const uint8_t> data) {
       const fb::Event* e = events->Get(static_cast<flatbuffers::uoffset_t>(i));
       if (Error err = converter.check(e, r, i); !err.ok()) return located(err);
       const fb::ProfileEvent* p = e->profile_event();
-      if (p == nullptr) continue;
+      if (p == nullptr) {
+        has_values = has_values || e->debug_event() != nullptr;
+        continue;
+      }
       Result<std::pair<uint64_t, uint64_t>> span = span_of(p->start_time(), p->end_time());
       if (!span.ok()) {
         // As build_trace numbers it: blocks without the metadata block.
@@ -148,6 +152,8 @@ Result<TraceReader> TraceReader::over(std::span<const uint8_t> bytes, const std:
 }
 
 Trace TraceReader::skeleton() const { return impl_->skeleton; }
+
+bool TraceReader::has_values() const { return impl_->has_values; }
 
 void TraceReader::join_block(size_t b, Trace& trace) {
   Impl& m = *impl_;

@@ -2,7 +2,12 @@
 // UI and chrome://tracing, or folded stacks for flame-graph tools; `export --format sqlite -o DB
 // DUMP...` (export_sqlite.cpp): many dumps into one SQLite database.
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <memory>
 #include <optional>
 #include <span>
@@ -17,6 +22,104 @@ namespace etkit::tools {
 
 namespace {
 
+// The export written in pieces as it is made, to stdout or, as `write_output` writes a whole
+// text, to a temporary name beside the file that is renamed into place once complete (the same
+// messages). After the first error nothing more is written.
+class StreamedOutput {
+ public:
+  explicit StreamedOutput(const std::string& path) : path_(path) {
+    if (path_ == "-") return;
+    tmp_ = path_ + ".tmp-" + std::to_string(::getpid());
+    const int fd = ::open(tmp_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) {
+      fail(errno);
+      return;
+    }
+    file_ = ::fdopen(fd, "wb");
+    if (file_ == nullptr) {
+      fail(errno);
+      ::close(fd);
+    }
+  }
+  ~StreamedOutput() {
+    if (file_ != nullptr) std::fclose(file_);
+    if (!tmp_.empty() && !done_) ::unlink(tmp_.c_str());
+  }
+  void write(std::string_view text) {
+    if (!error_.ok()) return;
+    FILE* out = path_ == "-" ? stdout : file_;
+    if (std::fwrite(text.data(), 1, text.size(), out) != text.size()) fail(errno);
+  }
+  // Completes the file (or flushes stdout); the first error met.
+  Error finish() {
+    if (path_ == "-") {
+      if (error_.ok() && std::fflush(stdout) != 0) fail(errno);
+      return error_;
+    }
+    if (file_ != nullptr) {
+      const int closed = std::fclose(file_);
+      file_ = nullptr;
+      if (closed != 0) fail(errno);
+    }
+    if (!error_.ok()) return error_;
+    if (::rename(tmp_.c_str(), path_.c_str()) != 0) {
+      return Error(ErrorCode::AccessFailed, "%s: cannot rename into place: %s", path_.c_str(),
+                   std::strerror(errno));
+    }
+    done_ = true;
+    return Error();
+  }
+
+ private:
+  void fail(int err) {
+    if (!error_.ok()) return;
+    error_ = Error(ErrorCode::AccessFailed, "%s: cannot write: %s",
+                   path_ == "-" ? "stdout" : path_.c_str(), std::strerror(err != 0 ? err : EIO));
+  }
+  std::string path_;
+  std::string tmp_;
+  FILE* file_ = nullptr;
+  bool done_ = false;
+  Error error_;
+};
+
+// chrome and folded without --program and --debug-map: each block is joined, written (chrome) or
+// folded into the stacks (folded) and dropped; the trace is never held whole (DESIGN.md section
+// 5). Errors come in the joined path's order.
+int export_streamed(const ExportOptions& options) {
+  int code = kExitOk;
+  std::vector<uint8_t> stdin_bytes;
+  if (!read_stdin_once(options.dumps, stdin_bytes, code)) return code;
+  Result<inspect::TraceReader> reader = open_dump(options.dumps[0], stdin_bytes);
+  if (!reader.ok()) return report(kEtdumpInspect, reader.error());
+  const inspect::Trace skeleton = reader->skeleton();
+  if (std::string e = selection_error(skeleton, options); !e.empty()) {
+    print_error(kEtdumpInspect, e);
+    return kExitUsage;
+  }
+  const inspect::EventSelection selection = event_selection(options, false);
+  if (Result<inspect::EventSelector> s = inspect::EventSelector::make(selection); !s.ok()) {
+    print_error(kEtdumpInspect, s.error().message());
+    return kExitUsage;
+  }
+  for (const std::string& w : dump_warnings(skeleton)) print_warning(kEtdumpInspect, w);
+  if (options.format == "folded") {
+    // Only the distinct stacks are kept; the text is written whole, as the joined path does.
+    Result<std::string> text = inspect::folded_stacks(*reader, selection);
+    if (!text.ok()) return report(kEtdumpInspect, text.error());
+    const Error written = write_output(options.output, *text);
+    if (!written.ok()) return report(kEtdumpInspect, written);
+    return kExitOk;
+  }
+  StreamedOutput out(options.output);
+  const Error e = inspect::write_chrome_trace(*reader, selection,
+                                              [&](std::string_view text) { out.write(text); });
+  if (!e.ok()) return report(kEtdumpInspect, e);
+  const Error written = out.finish();
+  if (!written.ok()) return report(kEtdumpInspect, written);
+  return kExitOk;
+}
+
 // chrome and folded: one dump to one file.
 int run_export_one(const ExportOptions& options) {
   if (options.dumps.size() != 1) {
@@ -28,6 +131,7 @@ int run_export_one(const ExportOptions& options) {
     print_error(kEtdumpInspect, "--tag and --replace are for --format sqlite");
     return kExitUsage;
   }
+  if (options.program.empty() && options.debug_map.empty()) return export_streamed(options);
   std::vector<inspect::Trace> traces;
   int code = kExitOk;
   std::optional<inspect::DebugMap> map;

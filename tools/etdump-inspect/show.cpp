@@ -1,5 +1,6 @@
 // `etdump-inspect show DUMP...`: every selected event, per dump.
 
+#include <cstdio>
 #include <memory>
 #include <optional>
 #include <string>
@@ -15,6 +16,51 @@ constexpr const char* kShowColumns[] = {"block",    "method", "kind",  "iteratio
                                         "op",       "instruction", "delegate", "handles",
                                         "ops",      "shapes", "values", "depth", "start",
                                         "duration", "self"};
+// Without --program, --debug-map and JSON, rows go straight from each block's join to stdout:
+// the joined trace is never held (DESIGN.md section 5). Dumps are all opened (and so checked)
+// and the selection flags checked against each before anything is printed, as the joined path
+// does, so errors and output are the same.
+int show_streamed(const DumpOptions& options, const inspect::MetadataLayout* layout) {
+  int code = kExitOk;
+  std::vector<uint8_t> stdin_bytes;
+  if (!read_stdin_once(options.dumps, stdin_bytes, code)) return code;
+  std::vector<inspect::TraceReader> readers;
+  for (const std::string& path : options.dumps) {
+    Result<inspect::TraceReader> reader = open_dump(path, stdin_bytes);
+    if (!reader.ok()) return report(kEtdumpInspect, reader.error());
+    readers.push_back(std::move(reader).get());
+  }
+  const inspect::EventSelection selection = event_selection(options, false);
+  std::vector<std::string> warnings;
+  for (size_t i = 0; i < readers.size(); ++i) {
+    const inspect::Trace skeleton = readers[i].skeleton();
+    if (std::string e = selection_error(skeleton, options); !e.empty()) {
+      print_error(kEtdumpInspect, e);
+      return kExitUsage;
+    }
+    // The regex is checked with the first dump, as `select` does.
+    if (i == 0) {
+      if (Result<inspect::EventSelector> s = inspect::EventSelector::make(selection); !s.ok()) {
+        print_error(kEtdumpInspect, s.error().message());
+        return kExitUsage;
+      }
+    }
+    for (std::string& w : dump_warnings(skeleton)) warnings.push_back(std::move(w));
+  }
+  for (const std::string& w : warnings) print_warning(kEtdumpInspect, w);
+  inspect::RenderOptions render_options;
+  render_options.auto_time_units = options.time_unit.empty();
+  const inspect::Format format = *inspect::parse_format(options.format);
+  auto write = [](std::string_view text) { std::fwrite(text.data(), 1, text.size(), stdout); };
+  for (size_t i = 0; i < readers.size(); ++i) {
+    if (i > 0) write("\n");
+    const Error e = inspect::write_event_table(readers[i], selection, time_unit(options), format,
+                                               render_options, layout, write);
+    if (!e.ok()) return report(kEtdumpInspect, e);
+  }
+  return kExitOk;
+}
+
 }  // namespace
 
 Subcommand add_show(CLI::App& app) {
@@ -51,6 +97,10 @@ Subcommand add_show(CLI::App& app) {
                 }
               }
               layout.emplace(std::move(parsed).get());
+            }
+            if (options->program.empty() && options->debug_map.empty() &&
+                options->format != "json") {
+              return show_streamed(*options, layout ? &*layout : nullptr);
             }
             std::vector<inspect::Trace> traces;
             int code = kExitOk;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "profile_events.h"
+#include "streamed_dumps.h"
 
 namespace etkit::inspect {
 namespace {
@@ -56,6 +57,33 @@ TEST_CASE("chrome trace: complete events in microseconds on a track per method a
   CHECK(complete[2]["dur"] == 0.75);
   CHECK(complete[2]["args"]["delegate_id"] == "conv #1");
   CHECK(complete[5]["tid"] == 4);
+}
+
+}  // namespace
+}  // namespace etkit::inspect
+
+namespace etkit::inspect {
+namespace {
+
+// check_streamed compares write_chrome_trace with chrome_trace_json too; this dump has device
+// tracks and flow arrows, one from an instruction that starts after its device event.
+TEST_CASE("chrome trace: streamed (write_chrome_trace) is the joined text, flows included") {
+  const test::DeviceDumpFile device;
+  test::check_streamed(device.path());
+  Result<Trace> joined = load_trace(device.path());
+  REQUIRE(joined.ok());
+  std::vector<size_t> all(joined->events.size());
+  for (size_t i = 0; i < all.size(); ++i) all[i] = i;
+  const std::string json = chrome_trace_json(*joined, all);
+  CHECK(json.find("\"ph\":\"s\"") != std::string::npos);
+  CHECK(json.find(": device sim") != std::string::npos);
+  CHECK(json.find(": device gpu") != std::string::npos);
+  Result<TraceReader> reader = TraceReader::open(device.path());
+  REQUIRE(reader.ok());
+  EventSelection bad;
+  bad.name_regex = "(";
+  CHECK(write_chrome_trace(*reader, bad, [](std::string_view) {}).code() ==
+        ErrorCode::InvalidArgument);
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "etkit/inspect/delegate_metadata.h"
+#include "streamed_dumps.h"
 
 namespace etkit::inspect {
 namespace {
@@ -96,6 +97,32 @@ TEST_CASE("event table: floating-point metadata prints with significant digits")
   const std::string text = render({t}, Format::Table);
   CAPTURE(text);
   CHECK(text.find(" 3e-07\n") != std::string::npos);  // not 0.000000
+}
+
+}  // namespace
+}  // namespace etkit::inspect
+
+namespace etkit::inspect {
+namespace {
+
+TEST_CASE("event table: streamed (write_event_table) is the joined table's text on every dump") {
+  for (const std::string& path : test::fixture_dumps()) test::check_streamed(path);
+  const test::DeviceDumpFile device;
+  test::check_streamed(device.path());
+}
+
+TEST_CASE("event table: streamed with a bad regex is an error; JSON is not streamed") {
+  Result<TraceReader> reader = TraceReader::open(test::fixture_dumps().front());
+  REQUIRE(reader.ok());
+  EventSelection bad;
+  bad.name_regex = "(";
+  std::string out;
+  auto write = [&](std::string_view s) { out += s; };
+  CHECK(write_event_table(*reader, bad, TimeUnit::Ms, Format::Table, {}, nullptr, write).code() ==
+        ErrorCode::InvalidArgument);
+  CHECK(write_event_table(*reader, {}, TimeUnit::Ms, Format::Json, {}, nullptr, write).code() ==
+        ErrorCode::InvalidArgument);
+  CHECK(out.empty());
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "profile_events.h"
+#include "streamed_dumps.h"
 
 namespace etkit::inspect {
 namespace {
@@ -42,6 +43,26 @@ TEST_CASE("folded stacks: method, then enclosing events; self time summed over i
     }
   }
   CHECK(folded_stacks(*t, {}).empty());
+}
+
+}  // namespace
+}  // namespace etkit::inspect
+
+namespace etkit::inspect {
+namespace {
+
+TEST_CASE("folded stacks: joined block by block from a reader, the same text as the whole trace") {
+  // check_streamed compares folded_stacks of a reader with that of the joined trace.
+  const test::DeviceDumpFile device;
+  test::check_streamed(device.path());
+  Result<TraceReader> reader = TraceReader::open(device.path());
+  REQUIRE(reader.ok());
+  Result<std::string> text = folded_stacks(*reader, {});
+  REQUIRE(text.ok());
+  CHECK(text->find("forward;Method::execute;add.out@0;native_call_add.out ") != std::string::npos);
+  EventSelection bad;
+  bad.name_regex = "(";
+  CHECK(folded_stacks(*reader, bad).error().code() == ErrorCode::InvalidArgument);
 }
 
 }  // namespace

@@ -2,7 +2,10 @@
 
 #include <doctest/doctest.h>
 
+#include <cmath>
+#include <limits>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace etkit::inspect {
@@ -141,6 +144,60 @@ TEST_CASE("table: json carries a report's warnings, other formats leave them out
         std::string::npos);
   CHECK(render({t}, Format::Json).find("warnings") == std::string::npos);
   CHECK(render({t}, Format::Table, warnings) == render({t}, Format::Table));
+}
+
+// render_streamed against render on the same rows, in every streamed format.
+std::string streamed(const Table& t, Format format, const RenderOptions& options) {
+  std::string out;
+  const Error e = render_streamed(
+      t,
+      [&](const RowVisitor& visit) {
+        for (const std::vector<Cell>& row : t.rows) visit(row);
+      },
+      format, options, [&](std::string_view s) { out += s; });
+  REQUIRE(e.ok());
+  return out;
+}
+
+TEST_CASE("table: streamed rendering is render's text, and picks the median's unit exactly") {
+  Table t;
+  t.name = "events";
+  t.title = "events of d";
+  t.unit = "ms";
+  t.columns = {{"name", 0}, {"n", 0}, {"t", 6, true}, {"u", 6, true}};
+  t.rows = {{std::string("a"), int64_t{1}, 0.0005, -0.0000001},
+            {std::string("bb, \"c\""), std::monostate{}, 0.002, 1234.5},
+            {std::string("x\ty"), int64_t{-30}, 0.003, std::nan("")},
+            {std::string(""), int64_t{7}, 0.0, -5.25},
+            {std::string("z"), int64_t{7}, std::string("n/a"),
+             std::numeric_limits<double>::infinity()}};
+  RenderOptions automatic;
+  automatic.auto_time_units = true;
+  for (Format f : {Format::Table, Format::Csv, Format::Tsv}) {
+    for (const RenderOptions& o : {RenderOptions{}, automatic}) {
+      CHECK(streamed(t, f, o) == render({t}, f, o));
+    }
+  }
+  // Non-zero times of t: 0.0005, 0.002, 0.003 ms; the lower median, 2 us, names the unit.
+  Table small;
+  small.title = "s";
+  small.unit = "ms";
+  small.columns = {{"t", 6, true}};
+  small.rows = {{0.0005}, {0.002}, {0.003}, {0.0}};
+  CHECK(streamed(small, Format::Table, automatic) ==
+        "# s\n"
+        "t[us]\n"
+        "0.500\n"
+        "2.000\n"
+        "3.000\n"
+        "0.000\n");
+  // No rows: the title and the header.
+  small.rows.clear();
+  CHECK(streamed(small, Format::Table, automatic) == render({small}, Format::Table, automatic));
+  std::string ignored;
+  CHECK(render_streamed(small, [](const RowVisitor&) {}, Format::Json, {},
+                        [&](std::string_view s) { ignored += s; })
+            .code() == ErrorCode::InvalidArgument);
 }
 
 }  // namespace

@@ -23,10 +23,14 @@
 // record it).
 
 #include <cstddef>
+#include <functional>
+#include <string_view>
 #include <string>
 #include <vector>
 
 #include "etkit/inspect/debug_map.h"
+#include "etkit/inspect/event_selection.h"
+#include "etkit/inspect/trace_reader.h"
 #include "etkit/inspect/trace.h"
 
 namespace etkit::inspect {
@@ -40,5 +44,13 @@ std::string chrome_trace_json(const Trace& trace, const std::vector<size_t>& sel
 /// map's node names for them, as `show` prints them: "fc1,relu1").
 std::string chrome_trace_json(const Trace& trace, const std::vector<size_t>& selected,
                               const DebugMap* map);
+
+/// Writes `chrome_trace_json` of the events `selection` selects in the dump `reader` reads (no
+/// map), byte for byte, without holding the joined trace: blocks are joined one at a time, in
+/// two passes (the first finds the tracks, which are named before the events, and the flow
+/// arrows, which follow them; only those are kept). `write` receives the text in pieces.
+/// Errors: those of `EventSelector::make`.
+Error write_chrome_trace(TraceReader& reader, const EventSelection& selection,
+                         const std::function<void(std::string_view)>& write);
 
 }  // namespace etkit::inspect

@@ -17,6 +17,8 @@
 // logged there, e.g. for the delegate steps a trace-run filter left out.
 
 #include <cstddef>
+#include <functional>
+#include <string_view>
 #include <span>
 #include <string>
 #include <vector>
@@ -24,6 +26,8 @@
 #include "etkit/inspect/delegate_metadata.h"
 #include "etkit/inspect/table.h"
 #include "etkit/inspect/debug_map.h"
+#include "etkit/inspect/event_selection.h"
+#include "etkit/inspect/trace_reader.h"
 #include "etkit/inspect/trace.h"
 
 namespace etkit::inspect {
@@ -46,6 +50,15 @@ Table event_table(const Trace& trace, const std::vector<size_t>& selected, TimeU
 /// metadata).
 Table event_table(const Trace& trace, const std::vector<size_t>& selected, TimeUnit unit,
                   const DebugMap* map, const MetadataLayout* layout);
+
+/// Writes the table `event_table` makes of the events `selection` selects in the dump `reader`
+/// reads, rendered as `render` renders it (byte for byte), without holding the joined trace:
+/// blocks are joined one at a time (twice for aligned text: `render_streamed`) and their rows
+/// handed on. `layout` as for `event_table`; no debug map. `write` receives the text in pieces.
+/// Errors: those of `EventSelector::make`; `InvalidArgument` for JSON (not streamed).
+Error write_event_table(TraceReader& reader, const EventSelection& selection, TimeUnit unit,
+                        Format format, const RenderOptions& options, const MetadataLayout* layout,
+                        const std::function<void(std::string_view)>& write);
 
 /// The tensors of the instruction `e` belongs to in the method of `map` that block method
 /// `method` stands for ("float32[1, 4], float32[4, 8] -> float32[1, 8]", `call_shapes_text`);

@@ -12,15 +12,38 @@
 // stack whose self time rounds to 0 is left out.
 
 #include <cstddef>
+#include <map>
 #include <string>
 #include <vector>
 
+#include "etkit/inspect/event_selection.h"
 #include "etkit/inspect/trace.h"
+#include "etkit/inspect/trace_reader.h"
 
 namespace etkit::inspect {
 
 /// The folded stacks of the `selected` events of `trace` (see the file comment); every line ends
 /// with a newline.
 std::string folded_stacks(const Trace& trace, const std::vector<size_t>& selected);
+
+/// The same for the events `selection` selects in the dump `reader` reads, joined one block at a
+/// time (an event's enclosing events are in its block): only the distinct stacks and their sums
+/// are kept, never the events. Errors: those of `EventSelector::make`.
+Result<std::string> folded_stacks(TraceReader& reader, const EventSelection& selection);
+
+/// Folded stacks gathered in parts (block by block): the sums are added in the order the events
+/// come, so the text is the same however the trace is split.
+class FoldedStacks {
+ public:
+  /// Adds the `selected` events of `trace` (their enclosing events must be in `trace`).
+  void add(const Trace& trace, const std::vector<size_t>& selected);
+  /// The folded stacks of every event added (see the file comment).
+  std::string text() const;
+
+ private:
+  std::map<std::string, double> stacks_;
+  std::vector<size_t> chain_;
+  std::string stack_;
+};
 
 }  // namespace etkit::inspect

@@ -21,6 +21,7 @@
 // in fields by spaces.
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -85,5 +86,19 @@ struct RenderOptions {
 /// caller: etdump-inspect prints them on stderr).
 std::string render(const std::vector<Table>& tables, Format format,
                    const RenderOptions& options = {});
+
+/// Called once per row of a streamed table (`render_streamed`); the row is only borrowed.
+using RowVisitor = std::function<void(const std::vector<Cell>&)>;
+
+/// Renders one table without holding its rows: `rows` calls its argument once per row, in
+/// order, and must give the same rows every time it is called; `write` receives the text in
+/// pieces. The text is byte for byte `render({t}, format, options)` with `t` being `head` (its
+/// rows ignored) holding those rows. CSV and TSV call `rows` once; aligned text twice, once to
+/// measure the columns (widths, and with automatic units the count of values per unit, which
+/// decides the median's unit exactly) and once to write. Errors: `InvalidArgument` for JSON,
+/// which is not streamed.
+Error render_streamed(const Table& head, const std::function<void(const RowVisitor&)>& rows,
+                      Format format, const RenderOptions& options,
+                      const std::function<void(std::string_view)>& write);
 
 }  // namespace etkit::inspect

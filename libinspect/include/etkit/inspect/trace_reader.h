@@ -37,6 +37,9 @@ class TraceReader {
   /// A trace with every block (name, method, load flag, iteration) and no events or values: the
   /// one to pass to `join_block`.
   Trace skeleton() const;
+  /// Whether the dump logged any value (a debug event), i.e. whether the joined trace has
+  /// `values`.
+  bool has_values() const;
   /// Appends the events and values of block `b` to `trace` (made by `skeleton()`, possibly with
   /// events of other blocks, or cleared of them), and sets that block's `first_event` and
   /// `num_events`. Indices (`parent`) are into `trace.events` as it then is.
