@@ -43,11 +43,13 @@ EOF
 flatc --binary -o "$work" "$root/formats/program.fbs" "$work/add_chain.json"
 pte=$work/add_chain.pte
 
-# "min 0.575464 ms ... p50 1.147722 ms" from trace-run's time line, as ns per instruction.
+# "min 0.575464 ms ... p50 1.147722 ms" (or "us", under a millisecond) from trace-run's time
+# line, as ns per instruction.
 run() {
   LD_LIBRARY_PATH=${1:-} "$build/bin/trace-run" "$pte" --iterations "$iterations" --warmup 20 |
-    sed -n 's/^time: .*min \([0-9.]*\) ms.*p50 \([0-9.]*\) ms.*/\1 \2/p' |
-    awk -v n="$n" '{ printf "%.1f %.1f\n", $1 * 1e6 / n, $2 * 1e6 / n }'
+    sed -n 's/^time: .*min \([0-9.]*\) \([mu]s\).*p50 \([0-9.]*\) \([mu]s\).*/\1 \2 \3 \4/p' |
+    awk -v n="$n" 'function ns(v, u) { return v * (u == "ms" ? 1e6 : 1e3) / n }
+                   { printf "%.1f %.1f\n", ns($1, $2), ns($3, $4) }'
 }
 echo "10,000 one-element adds, $iterations executions; ns per instruction (min, p50)"
 for ((r = 1; r <= rounds; r++)); do

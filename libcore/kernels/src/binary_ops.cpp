@@ -64,8 +64,80 @@ bool finish_binary(KernelContext& ctx, BinaryArgs* b) {
   return true;
 }
 
+// The tensors of a float32 call whose self, other and out have one shape (and so one layout:
+// strides follow from sizes and dim order), all with memory: promotion, broadcasting and the
+// resize of out are no-ops and every check of the general path holds, so the loop runs over
+// memory directly (#16: a one-element add is all argument handling). Checked per call, nothing
+// is prepared at load, so a tensor resized at run time just misses or takes the fast path on its
+// current shape. Anything else takes the general path, which reports the errors.
+struct SameShapeFloat {
+  const float* self;
+  const float* other;
+  float* out;
+  int64_t numel;
+};
+
+bool same_shape_float(std::span<EValue*> args, size_t out_index, SameShapeFloat* f) {
+  // check_num_args's conditions: out is the last schema argument, then the return slot.
+  if (args.size() != out_index + 2) return false;
+  for (const EValue* v : args) {
+    if (v == nullptr) return false;
+  }
+  if (!args.back()->is_tensor()) return false;
+  const EValue* vs = args[0];
+  const EValue* vo = args[1];
+  const EValue* vr = args[out_index];
+  if (!vs->is_tensor() || !vo->is_tensor() || !vr->is_tensor()) return false;
+  const Tensor* s = vs->tensor_ptr();
+  const Tensor* o = vo->tensor_ptr();
+  const Tensor* r = vr->tensor_ptr();
+  if (s == nullptr || o == nullptr || r == nullptr) return false;
+  if (s->dtype() != ScalarType::Float || o->dtype() != ScalarType::Float ||
+      r->dtype() != ScalarType::Float) {
+    return false;
+  }
+  const int rank = r->dim();
+  if (s->dim() != rank || o->dim() != rank) return false;
+  const int32_t* rs = r->sizes().data();
+  const int32_t* ss = s->sizes().data();
+  const int32_t* os = o->sizes().data();
+  const int32_t* rst = r->strides().data();
+  const int32_t* sst = s->strides().data();
+  const int32_t* ost = o->strides().data();
+  for (int d = 0; d < rank; ++d) {
+    if (ss[d] != rs[d] || os[d] != rs[d] || sst[d] != rst[d] || ost[d] != rst[d]) return false;
+  }
+  f->numel = r->numel();
+  f->self = static_cast<const float*>(s->data());
+  f->other = static_cast<const float*>(o->data());
+  f->out = static_cast<float*>(r->data());
+  return f->numel == 0 || (f->self != nullptr && f->other != nullptr && f->out != nullptr);
+}
+
 // out = self + sign * alpha * other, in the result dtype.
 void add_sub(KernelContext& ctx, std::span<EValue*> args, bool subtract) {
+  SameShapeFloat f;
+  if (same_shape_float(args, 3, &f) && (args[2]->is_int() || args[2]->is_double())) {
+    // An int or double alpha is valid with a float result (check_alpha).
+    const EValue* alpha_value = args[2];
+    const float a = alpha_value->is_int() ? static_cast<float>(alpha_value->to_int())
+                                          : static_cast<float>(alpha_value->to_double());
+    const bool unit = alpha_value->is_int() ? alpha_value->to_int() == 1
+                                            : alpha_value->to_double() == 1.0;
+    const float* x = f.self;
+    const float* y = f.other;
+    float* o = f.out;
+    if (unit && subtract) {
+      for (int64_t i = 0; i < f.numel; ++i) o[i] = x[i] - y[i];
+    } else if (unit) {
+      for (int64_t i = 0; i < f.numel; ++i) o[i] = x[i] + y[i];
+    } else if (subtract) {
+      for (int64_t i = 0; i < f.numel; ++i) o[i] = x[i] - a * y[i];
+    } else {
+      for (int64_t i = 0; i < f.numel; ++i) o[i] = x[i] + a * y[i];
+    }
+    return;
+  }
   if (!check_num_args(ctx, args, 4)) return;
   BinaryArgs b;
   if (!prepare_binary(ctx, args, 3, &b)) return;
@@ -313,6 +385,11 @@ void add_out(KernelContext& ctx, std::span<EValue*> args) { add_sub(ctx, args, f
 void sub_out(KernelContext& ctx, std::span<EValue*> args) { add_sub(ctx, args, true); }
 
 void mul_out(KernelContext& ctx, std::span<EValue*> args) {
+  SameShapeFloat f;
+  if (same_shape_float(args, 2, &f)) {
+    for (int64_t i = 0; i < f.numel; ++i) f.out[i] = f.self[i] * f.other[i];
+    return;
+  }
   if (!check_num_args(ctx, args, 3)) return;
   BinaryArgs b;
   if (!prepare_binary(ctx, args, 2, &b) || !finish_binary(ctx, &b)) return;

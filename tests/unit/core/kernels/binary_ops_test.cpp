@@ -222,6 +222,86 @@ TEST_CASE("kernel add/sub: errors") {
   }
 }
 
+// float32 tensors of one shape and layout take a per-call fast path in add, sub and mul (#16);
+// its results and errors must be the general path's.
+TEST_CASE("kernel add/sub/mul: float32 tensors of one shape") {
+  std::vector<double> xv(24);
+  std::vector<double> yv(24);
+  for (size_t i = 0; i < xv.size(); ++i) {
+    xv[i] = 0.5 * static_cast<double>(i) - 3;
+    yv[i] = 0.25 * static_cast<double>(i * i % 7) + 1;
+  }
+  SUBCASE("a permuted layout on all three, every alpha kind") {
+    auto x = make(F, {2, 3, 4}, xv, {2, 0, 1});
+    auto y = make(F, {2, 3, 4}, yv, {2, 0, 1});
+    auto out = zeros(F, {2, 3, 4}, {2, 0, 1});
+    std::vector<double> want(24);
+    check_ok(Args().t(x).t(y).i(1).t(out).run("aten::add.out"));
+    for (size_t i = 0; i < want.size(); ++i) want[i] = xv[i] + yv[i];
+    check_tensor(out.tensor(), F, {2, 3, 4}, want);
+    check_ok(Args().t(x).t(y).d(2.5).t(out).run("aten::add.out"));
+    for (size_t i = 0; i < want.size(); ++i) want[i] = xv[i] + 2.5 * yv[i];
+    check_tensor(out.tensor(), F, {2, 3, 4}, want);
+    check_ok(Args().t(x).t(y).i(-2).t(out).run("aten::sub.out"));
+    for (size_t i = 0; i < want.size(); ++i) want[i] = xv[i] + 2 * yv[i];
+    check_tensor(out.tensor(), F, {2, 3, 4}, want);
+    check_ok(Args().t(x).t(y).d(1.0).t(out).run("aten::sub.out"));
+    for (size_t i = 0; i < want.size(); ++i) want[i] = xv[i] - yv[i];
+    check_tensor(out.tensor(), F, {2, 3, 4}, want);
+    check_ok(Args().t(x).t(y).t(out).run("aten::mul.out"));
+    for (size_t i = 0; i < want.size(); ++i) want[i] = xv[i] * yv[i];
+    check_tensor(out.tensor(), F, {2, 3, 4}, want);
+  }
+  SUBCASE("one element, in place (out is self)") {
+    auto x = make(F, {1}, {1.5});
+    auto y = make(F, {1}, {2});
+    check_ok(Args().t(x).t(y).i(1).t(x).run("aten::add.out"));
+    check_tensor(x.tensor(), F, {1}, {3.5});
+    check_ok(Args().t(x).t(y).t(x).run("aten::mul.out"));
+    check_tensor(x.tensor(), F, {1}, {7});
+  }
+  SUBCASE("same sizes in different layouts are read by index") {
+    auto x = make(F, {2, 3, 4}, xv, {2, 0, 1});
+    auto y = make(F, {2, 3, 4}, yv);
+    auto out = zeros(F, {2, 3, 4});
+    check_ok(Args().t(x).t(y).i(1).t(out).run("aten::sub.out"));
+    std::vector<double> want(24);
+    for (size_t i = 0; i < want.size(); ++i) want[i] = xv[i] - yv[i];
+    check_tensor(out.tensor(), F, {2, 3, 4}, want);
+  }
+  SUBCASE("a dynamic out follows its inputs from one call to the next") {
+    DynamicTensor out(F, {2, 2}, 8);
+    auto a = make(F, {2, 2}, {1, 2, 3, 4});
+    check_ok(Args().t(a).t(a).i(1).t(out.tensor()).run("aten::add.out"));
+    check_tensor(out.tensor(), F, {2, 2}, {2, 4, 6, 8});
+    auto b = make(F, {2, 4}, {1, 2, 3, 4, 5, 6, 7, 8});
+    check_ok(Args().t(b).t(b).t(out.tensor()).run("aten::mul.out"));
+    check_tensor(out.tensor(), F, {2, 4}, {1, 4, 9, 16, 25, 36, 49, 64});
+    check_ok(Args().t(a).t(a).i(1).t(out.tensor()).run("aten::add.out"));
+    check_tensor(out.tensor(), F, {2, 2}, {2, 4, 6, 8});
+  }
+  SUBCASE("errors are the general path's") {
+    auto a = make(F, {2, 3}, {1, 2, 3, 4, 5, 6});
+    auto out = zeros(F, {2, 3});
+    check_error(Args().t(a).t(a).b(true).t(out).run("aten::add.out"), ErrorCode::InvalidType,
+                "alpha is a bool");
+    check_error(Args().t(a).t(a).i(1).t(out).i(0).run_raw("aten::add.out"),
+                ErrorCode::InvalidType, "return slot is an int");
+    check_error(Args().t(a).t(a).i(1).t(out).t(out).t(out).run_raw("aten::add.out"),
+                ErrorCode::InvalidArgument, "expected 5 arguments");
+    check_error(Args().t(a).t(a).t(out).i(3).run_raw("aten::mul.out"), ErrorCode::InvalidType,
+                "return slot is an int");
+    std::vector<int32_t> sizes{2, 3};
+    std::vector<uint8_t> dim_order{0, 1};
+    std::vector<int32_t> strides{3, 1};
+    Tensor no_data(F, sizes, dim_order, strides, nullptr);
+    check_error(Args().t(a).t(no_data).i(1).t(out).run("aten::add.out"), ErrorCode::InvalidState,
+                "other has 6 elements but no data");
+    check_error(Args().t(a).t(a).t(no_data).run("aten::mul.out"), ErrorCode::InvalidState,
+                "out has 6 elements but no data");
+  }
+}
+
 TEST_CASE("kernel sub: values, alpha and broadcasting") {
   auto a = make(L, {2, 2}, {10, 20, 30, 40});
   auto b = make(L, {2}, {1, 2});
