@@ -8,7 +8,7 @@
 // live on the stack (608 KiB for float, 48 KiB for double): no heap, no scratch.
 //
 // The float micro-kernel is chosen once per process by CPUID (gemm_dispatch.cpp): baseline
-// x86-64 (plain C++ that GCC vectorizes for SSE2, two 6x8 halves), AVX2 (mul + add), AVX2 + FMA;
+// x86-64 (SSE2, two 6x8 halves; plain C++ elsewhere), AVX2 (mul + add), AVX2 + FMA;
 // the tile shape and block sizes are the same on every path, so the packing policies below
 // do not depend on the path. The paths differ only in rounding (FMA rounds once). Double uses
 // the plain C++ micro-kernel on every machine.
