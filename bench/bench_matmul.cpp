@@ -4,9 +4,14 @@
 // product) as a rate counter.
 //
 // Compare BM_MatmulF32/<n> with BM_EigenMatmulF32/<n>; both are single-threaded and built with
-// the project's flags (no -march), so Eigen uses the same baseline instruction set as etkit.
+// the project's flags (no -march), so Eigen uses the baseline instruction set, while etkit's GEMM
+// picks AVX2 + FMA at run time when the CPU has it (gemm.h).
 // BM_MatmulF16/<n> is the same product of Half matrices (float32 copies in temp memory, one
 // rounding on store: float16_proxy.h), beside BM_MatmulF32/<n>.
+//
+// BM_MatmulF32VsOpenblas/<n>/<path> times aten::mm.out on one GEMM path (gemm.h: 0 baseline,
+// 1 AVX2, 2 AVX2+FMA; skipped when the CPU lacks it) and OpenBLAS's cblas_sgemm on one thread
+// alternately, one call each per iteration; x_openblas is etkit's rate over OpenBLAS's.
 
 #include <benchmark/benchmark.h>
 
@@ -14,14 +19,19 @@
 #include <span>
 #include <vector>
 
+#include "bench_pair.h"
 #include "etkit/host/default_registries.h"
 #include "etkit/runtime/evalue.h"
 #include "etkit/host/host_tensor.h"
+#include "etkit/kernels/gemm.h"
 #include "etkit/runtime/kernel.h"
 #include "etkit/runtime/memory.h"
 
 #if defined(ETKIT_BENCH_HAVE_EIGEN)
 #include <Eigen/Core>
+#endif
+#if defined(ETKIT_BENCH_HAVE_OPENBLAS)
+#include <cblas.h>
 #endif
 
 namespace {
@@ -104,6 +114,62 @@ void BM_BmmF32(benchmark::State& state) {
 BENCHMARK(BM_MatmulF32)->Arg(256)->Arg(512)->Arg(1024)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_MatmulF16)->Arg(256)->Arg(512)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_BmmF32)->Arg(64)->Arg(128)->Unit(benchmark::kMicrosecond);
+
+#if defined(ETKIT_BENCH_HAVE_OPENBLAS)
+void BM_MatmulF32VsOpenblas(benchmark::State& state) {
+  namespace gemm = etkit::kernels::gemm;
+  const int32_t n = static_cast<int32_t>(state.range(0));
+  const gemm::Path path = gemm::kPaths[state.range(1)];
+  if (!gemm::path_supported(path)) {
+    state.SkipWithError("this CPU lacks the GEMM path");
+    return;
+  }
+  state.SetLabel(gemm::path_name(path));
+  const gemm::Path previous = gemm::active_path();
+  gemm::force_path(path);
+  openblas_set_num_threads(1);
+  const std::vector<int32_t> sizes = {n, n};
+  etkit::HostTensor a(etkit::ScalarType::Float, sizes);
+  etkit::HostTensor b(etkit::ScalarType::Float, sizes);
+  etkit::HostTensor out(etkit::ScalarType::Float, sizes);
+  std::vector<float> ref(static_cast<size_t>(n) * static_cast<size_t>(n));
+  fill(a.tensor(), 1);
+  fill(b.tensor(), 2);
+  etkit::EValue values[3] = {etkit::EValue::from_tensor(&a.tensor()),
+                             etkit::EValue::from_tensor(&b.tensor()),
+                             etkit::EValue::from_tensor(&out.tensor())};
+  etkit::EValue* args[4] = {&values[0], &values[1], &values[2], &values[2]};
+  const etkit::KernelFn fn = etkit::default_kernel_registry().find("aten::mm.out");
+  const float* ad = a.tensor().data_as<const float>();
+  const float* bd = b.tensor().data_as<const float>();
+  etkit::bench::run_pair(
+      state, 2.0 * n * n * n, "openblas",
+      [&] {
+        etkit::KernelContext ctx;
+        fn(ctx, std::span<etkit::EValue*>(args));
+        if (ctx.failed()) state.SkipWithError(ctx.error().message());
+        benchmark::DoNotOptimize(out.data());
+        benchmark::ClobberMemory();
+        return !ctx.failed();
+      },
+      [&] {
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, ad, n, bd, n, 0.0f,
+                    ref.data(), n);
+        benchmark::DoNotOptimize(ref.data());
+        benchmark::ClobberMemory();
+      });
+  gemm::force_path(previous);
+}
+BENCHMARK(BM_MatmulF32VsOpenblas)
+    ->ArgsProduct({{256, 512, 1024}, {0, 1, 2}})
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+#else
+void BM_MatmulF32VsOpenblas(benchmark::State& state) {
+  state.SkipWithError("OpenBLAS not found at build time (libopenblas-dev): comparison skipped");
+}
+BENCHMARK(BM_MatmulF32VsOpenblas);
+#endif
 
 #if defined(ETKIT_BENCH_HAVE_EIGEN)
 void BM_EigenMatmulF32(benchmark::State& state) {

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs what etkit needs to build and test, from Debian 12 packages (run as root).
-# Google Benchmark and Eigen (--bench) are only needed for -DETKIT_BUILD_BENCH=ON; clang and its
-# libFuzzer runtime (--fuzz) for -DETKIT_FUZZ=ON (scripts/fuzz.sh); chromium (--browser) for the
-# headless-browser test of etdump-inspect's HTML report (required when CI=true). Flags combine.
+# Google Benchmark, Eigen and OpenBLAS (--bench) are only needed for -DETKIT_BUILD_BENCH=ON; clang
+# and its libFuzzer runtime (--fuzz) for -DETKIT_FUZZ=ON (scripts/fuzz.sh); chromium (--browser)
+# for the headless-browser test of etdump-inspect's HTML report (required when CI=true). Flags
+# combine.
 set -euo pipefail
 packages=(
   cmake g++ make
@@ -17,7 +18,7 @@ packages=(
 )
 for flag in "$@"; do
   case $flag in
-    --bench) packages+=(libbenchmark-dev libeigen3-dev) ;;
+    --bench) packages+=(libbenchmark-dev libeigen3-dev libopenblas-dev) ;;
     --fuzz) packages+=(clang libclang-rt-dev) ;;
     --browser) packages+=(chromium) ;;
     *) echo "install-deps: unknown flag '$flag' (flags: --bench, --fuzz, --browser)" >&2; exit 2 ;;

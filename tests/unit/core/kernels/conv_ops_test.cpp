@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "etkit/kernels/gemm.h"
 #include "kernel_test_util.h"
 
 namespace etkit::test {
@@ -74,6 +75,21 @@ void check_against_reference(const Conv2d& c, bool with_bias, std::vector<uint8_
 }
 
 TEST_CASE("kernel conv: registered") { CHECK(registered(kConv)); }
+
+TEST_CASE("kernel conv: every GEMM path of this CPU against the reference") {
+  namespace gemm = kernels::gemm;
+  const gemm::Path before = gemm::active_path();
+  for (gemm::Path path : gemm::kPaths) {
+    if (!gemm::force_path(path)) continue;
+    CAPTURE(gemm::path_name(path));
+    // Whole 6x16 tiles written in place (24 x 24 output rows) and ragged ones; channels last
+    // scatters output columns (the scratch-tile store).
+    check_against_reference({1, 16, 24, 24, 20, 3, 3, 1, 1, 1, 1}, true, {});
+    check_against_reference({2, 20, 11, 13, 37, 3, 3, 1, 1, 1, 1}, false, {});
+    check_against_reference({1, 8, 7, 6, 5, 3, 3, 1, 1, 1, 1}, true, {0, 2, 3, 1});
+  }
+  gemm::force_path(before);
+}
 
 TEST_CASE("kernel conv: hand-computed 2-D and 1-D") {
   auto in = make(F, {1, 1, 3, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9});
