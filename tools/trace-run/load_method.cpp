@@ -41,6 +41,7 @@ RunnerOptions runner_options(const TraceRunOptions& options, EventTracer* tracer
   runner.delegate_bytes = options.delegate_memory;
   runner.backends = options.backends;
   runner.tracer = tracer;
+  runner.parallel = options.parallel;
   return runner;
 }
 

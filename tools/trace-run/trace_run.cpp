@@ -7,6 +7,7 @@
 #include "etkit/host/default_registries.h"
 #include "etkit/host/external_data.h"
 #include "etkit/host/file_util.h"
+#include "etkit/host/thread_pool.h"
 #include "etkit/inspect/kernel_list.h"
 #include "etkit/kernels/random.h"
 #include "etkit/tools/cli.h"
@@ -110,6 +111,10 @@ int trace_run_main(int argc, char** argv, const BackendRegistry* backends) {
   app.add_option("--delegate-memory", delegate_memory,
                  "Method memory beyond the plan for delegates to allocate at init, e.g. 256M "
                  "(default 64M; pages never touched cost nothing)");
+  app.add_option("--threads", options.threads,
+                 "Threads kernels split their work over (default 1); results do not depend on "
+                 "it")
+      ->check(in_range(1, ThreadPool::kMaxThreads, true));
   app.add_option("--format", format, "Output format: text or json (default text)")
       ->check(CLI::IsMember({"text", "json"}));
 
@@ -236,6 +241,14 @@ int trace_run_main(int argc, char** argv, const BackendRegistry* backends) {
     if (Error e = check_writable_directory(options.outputs_dir); !e.ok()) {
       return report(kTraceRun, e);
     }
+  }
+  // The pool exists before any method loads, so executions allocate no thread or task.
+  std::unique_ptr<ThreadPool> pool;
+  if (options.threads > 1) {
+    Result<std::unique_ptr<ThreadPool>> created = ThreadPool::create(options.threads);
+    if (!created.ok()) return report(kTraceRun, created.error());
+    pool = std::move(*created);
+    options.parallel = pool.get();
   }
   const auto open_start = std::chrono::steady_clock::now();
   Result<ProgramFile> file = ProgramFile::open(options.program_path, options.ptd_path);

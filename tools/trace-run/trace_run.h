@@ -47,6 +47,10 @@ struct TraceRunOptions {
   /// Method memory beyond the plan for delegates' init allocations (--delegate-memory).
   uint64_t delegate_memory = uint64_t{64} << 20;
   OutputFormat format = OutputFormat::Text;
+  /// --threads: threads kernels split their work over (1: the caller's only).
+  int threads = 1;
+  /// The pool behind `threads` (> 1), created before anything runs; null for one thread.
+  ParallelRunner* parallel = nullptr;
   /// Tracing: active when `trace.etdump_path` is set.
   TraceOptions trace;
   /// Backends available to programs (the test build of trace-run registers a test backend).
@@ -63,7 +67,7 @@ void warn_about_filters(const ProgramFile& file, const std::vector<std::string>&
 /// Writes the dump, reports what was written and what did not fit; returns an exit code.
 int finish_tracing(TraceSession& session, const TraceRunOptions& options);
 
-/// The runner options the flags give (memory limits, backends), with `tracer` attached.
+/// The runner options the flags give (memory limits, backends, threads), with `tracer` attached.
 RunnerOptions runner_options(const TraceRunOptions& options, EventTracer* tracer);
 /// Prints why `method` of `file` did not load and returns the exit code; when memory ran out,
 /// names the flag that gives more (--max-memory for the plan, --delegate-memory beyond it).

@@ -212,6 +212,7 @@ Result<LoadedMethod> LoadedMethod::load(const Program& program, std::string_view
                          Method::load(program, name, impl->manager, kernels, backends,
                                       options.tracer));
   impl->method.emplace(std::move(method));
+  impl->method->set_parallel_runner(options.parallel);
 
   // Unplanned outputs get host buffers at their upper-bound size. They count against the same
   // limit as the plan: a program's declared output sizes are as untrusted as its plan.

@@ -89,7 +89,8 @@ void relu_out(KernelContext& ctx, std::span<EValue*> args) {
     using C = typename decltype(tag)::type;
     if constexpr (!std::is_same_v<C, bool>) {
       // `x < 0` is false for NaN, so NaN passes through as in PyTorch.
-      elementwise<C, 1>(*out, {in}, [](C x) { return x < C(0) ? C(0) : x; });
+      elementwise<C, 1>(
+          *out, {in}, [](C x) { return x < C(0) ? C(0) : x; }, nullptr, ctx.parallel());
     }
   });
 }
@@ -146,9 +147,9 @@ void sigmoid_out(KernelContext& ctx, std::span<EValue*> args) {
   dispatch_compute(out->dtype(), [&](auto tag) {
     using C = typename decltype(tag)::type;
     if constexpr (std::is_same_v<C, float>) {
-      elementwise<C, 1>(*out, {in}, Sigmoid{}, float_loops().sigmoid);
+      elementwise<C, 1>(*out, {in}, Sigmoid{}, float_loops().sigmoid, ctx.parallel());
     } else if constexpr (std::is_floating_point_v<C>) {
-      elementwise<C, 1>(*out, {in}, Sigmoid{});
+      elementwise<C, 1>(*out, {in}, Sigmoid{}, nullptr, ctx.parallel());
     }
   });
 }

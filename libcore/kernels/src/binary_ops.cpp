@@ -164,13 +164,19 @@ void add_sub(KernelContext& ctx, std::span<EValue*> args, bool subtract) {
       const C a = alpha.to<C>();
       const bool unit = alpha.kind != Scalar::Kind::Double ? alpha.i == 1 : alpha.d == 1.0;
       if (subtract && unit) {
-        elementwise<C, 2>(*b.out, b.operands, [](C x, C y) { return sub_wrap(x, y); });
+        elementwise<C, 2>(
+            *b.out, b.operands, [](C x, C y) { return sub_wrap(x, y); }, nullptr, ctx.parallel());
       } else if (subtract) {
-        elementwise<C, 2>(*b.out, b.operands, [a](C x, C y) { return sub_wrap(x, mul_wrap(a, y)); });
+        elementwise<C, 2>(
+            *b.out, b.operands, [a](C x, C y) { return sub_wrap(x, mul_wrap(a, y)); }, nullptr,
+            ctx.parallel());
       } else if (unit) {
-        elementwise<C, 2>(*b.out, b.operands, [](C x, C y) { return add_wrap(x, y); });
+        elementwise<C, 2>(
+            *b.out, b.operands, [](C x, C y) { return add_wrap(x, y); }, nullptr, ctx.parallel());
       } else {
-        elementwise<C, 2>(*b.out, b.operands, [a](C x, C y) { return add_wrap(x, mul_wrap(a, y)); });
+        elementwise<C, 2>(
+            *b.out, b.operands, [a](C x, C y) { return add_wrap(x, mul_wrap(a, y)); }, nullptr,
+            ctx.parallel());
       }
     }
   });
@@ -395,7 +401,8 @@ void mul_out(KernelContext& ctx, std::span<EValue*> args) {
   if (!prepare_binary(ctx, args, 2, &b) || !finish_binary(ctx, &b)) return;
   dispatch_compute(b.common, [&](auto tag) {
     using C = typename decltype(tag)::type;
-    elementwise<C, 2>(*b.out, b.operands, [](C x, C y) { return mul_wrap(x, y); });
+    elementwise<C, 2>(
+        *b.out, b.operands, [](C x, C y) { return mul_wrap(x, y); }, nullptr, ctx.parallel());
   });
 }
 

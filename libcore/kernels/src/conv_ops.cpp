@@ -19,6 +19,7 @@
 #include "etkit/kernels/gemm.h"
 #include "etkit/kernels/kernel_util.h"
 #include "float16_proxy.h"
+#include "gemm_split.h"
 #include "kernels.h"
 #include "nn_util.h"
 
@@ -170,12 +171,15 @@ void fill_bias(const Geometry& g, T* out, const Tensor* bias) {
   }
 }
 
-// One input channel per group: out[n, co] += sum over taps of w[co, 0, r, s] * shifted input.
+// One input channel per group: out[n, co] += sum over taps of w[co, 0, r, s] * shifted input,
+// for the output planes (n, co) numbered n * cout + co in [p0, p1).
 template <typename T>
-void conv_depthwise(const Geometry& g, const T* in, const T* w, T* out) {
+void conv_depthwise(const Geometry& g, const T* in, const T* w, T* out, int64_t p0, int64_t p1) {
   const int64_t cout_g = g.cout / g.groups;
-  for (int64_t n = 0; n < g.n; ++n) {
-    for (int64_t co = 0; co < g.cout; ++co) {
+  for (int64_t p = p0; p < p1; ++p) {
+    const int64_t n = p / g.cout;
+    const int64_t co = p % g.cout;
+    {
       const T* plane_in = in + n * g.in_n + (co / cout_g) * g.in_c;
       T* plane_out = out + n * g.out_n + co * g.out_c;
       for (int64_t r = 0; r < g.kh; ++r) {
@@ -207,28 +211,52 @@ void conv_depthwise(const Geometry& g, const T* in, const T* w, T* out) {
   }
 }
 
+// With `parallel`, the work splits over its threads: depthwise by output planes, the GEMM path by
+// (image, group, block of kNc output positions), the GEMM's own column blocks, so every output
+// element is computed by the same calls as on one thread (bit-identical; gemm_split.h).
 template <typename T>
-void conv(const Geometry& g, const Tensor& input, const Tensor& weight, const Tensor* bias,
-          Tensor& out) {
+void conv(ParallelRunner* parallel, const Geometry& g, const Tensor& input, const Tensor& weight,
+          const Tensor* bias, Tensor& out) {
   const T* in = input.data_as<const T>();
   const T* w = weight.data_as<const T>();
   T* o = out.data_as<T>();
   fill_bias<T>(g, o, bias);
   const int64_t cin_g = g.cin / g.groups;
   const int64_t cout_g = g.cout / g.groups;
+  const int64_t cols = g.oh * g.ow;
   if (cin_g == 1) {
-    conv_depthwise<T>(g, in, w, o);
+    const int64_t work = std::max<int64_t>(1, cols * g.kh * g.kw);
+    parallel_for(parallel, g.n * g.cout, std::max<int64_t>(1, gemm_split::kMinMacsPerChunk / work),
+                 [&](int64_t p0, int64_t p1) { conv_depthwise<T>(g, in, w, o, p0, p1); });
     return;
   }
   const int64_t k = cin_g * g.kh * g.kw;
-  for (int64_t n = 0; n < g.n; ++n) {
-    for (int64_t grp = 0; grp < g.groups; ++grp) {
-      const WeightA<T> a{w + grp * cout_g * g.w_o, &g};
-      const Im2colB<T> b{in + n * g.in_n + grp * cin_g * g.in_c, &g};
-      const OutputC<T> c{o + n * g.out_n + grp * cout_g * g.out_c, &g};
-      gemm::gemm<T>(cout_g, g.oh * g.ow, k, T(1), a, b, c, true);
-    }
-  }
+  constexpr int64_t kNc = gemm::Blocking<T>::kNc;
+  const int64_t col_blocks = (cols + kNc - 1) / kNc;
+  if (col_blocks == 0) return;
+  const int64_t macs_per_block = std::max<int64_t>(1, cout_g * k * kNc);
+  // Items are (image, group, column block), in that order; a chunk runs one GEMM per (image,
+  // group) it touches, over its consecutive column blocks.
+  parallel_for(parallel, g.n * g.groups * col_blocks,
+               std::max<int64_t>(1, gemm_split::kMinMacsPerChunk / macs_per_block),
+               [&](int64_t i0, int64_t i1) {
+                 for (int64_t item = i0; item < i1;) {
+                   const int64_t product = item / col_blocks;
+                   const int64_t first = item % col_blocks;
+                   const int64_t last = std::min(col_blocks, first + (i1 - item));
+                   const int64_t n = product / g.groups;
+                   const int64_t grp = product % g.groups;
+                   const WeightA<T> a{w + grp * cout_g * g.w_o, &g};
+                   const Im2colB<T> b{in + n * g.in_n + grp * cin_g * g.in_c, &g};
+                   const OutputC<T> c{o + n * g.out_n + grp * cout_g * g.out_c, &g};
+                   const int64_t j0 = first * kNc;
+                   const int64_t j1 = std::min(cols, last * kNc);
+                   gemm::gemm<T>(cout_g, j1 - j0, k, T(1), a,
+                                 gemm_split::ColumnsFrom<Im2colB<T>>{b, j0},
+                                 gemm_split::Window<OutputC<T>>{c, 0, j0}, true);
+                   item += last - first;
+                 }
+               });
 }
 
 // Where the convolution arguments sit in a kernel's argument list.
@@ -375,7 +403,7 @@ void convolution_out(KernelContext& ctx, std::span<EValue*> args) {
   set_out_strides(*out, &g);
   nn::dispatch_float(input->dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
-    conv<T>(g, *input, *weight, bias, *out);
+    conv<T>(ctx.parallel(), g, *input, *weight, bias, *out);
   });
 }
 

@@ -12,6 +12,7 @@
 #include "etkit/kernels/gemm.h"
 #include "etkit/kernels/kernel_util.h"
 #include "float16_proxy.h"
+#include "gemm_split.h"
 #include "kernels.h"
 
 namespace etkit::kernels {
@@ -41,8 +42,9 @@ Mat<const C> mat_of(const Tensor& t) {
 }
 
 // out = alpha * mat1 @ mat2 (+ out if accumulate), in out's dtype (a computed, non-bool dtype).
-void matmul(const Tensor& mat1, const Tensor& mat2, Tensor& out, const Scalar& alpha,
-            bool accumulate) {
+// Floating products split over `parallel`'s threads (gemm_split.h).
+void matmul(ParallelRunner* parallel, const Tensor& mat1, const Tensor& mat2, Tensor& out,
+            const Scalar& alpha, bool accumulate) {
   const int64_t n = mat1.size(0);
   const int64_t k = mat1.size(1);
   const int64_t m = mat2.size(1);
@@ -51,7 +53,8 @@ void matmul(const Tensor& mat1, const Tensor& mat2, Tensor& out, const Scalar& a
     using C = typename decltype(tag)::type;
     const Mat<C> c{out.data_as<C>(), out.stride(0), out.stride(1)};
     if constexpr (std::is_floating_point_v<C>) {
-      gemm::gemm<C>(n, m, k, alpha.to<C>(), mat_of<C>(mat1), mat_of<C>(mat2), c, accumulate);
+      gemm_split::gemm<C>(parallel, n, m, k, alpha.to<C>(), mat_of<C>(mat1), mat_of<C>(mat2), c,
+                          accumulate);
     } else if constexpr (!std::is_same_v<C, bool>) {
       gemm_simple<C>(n, m, k, alpha.to<C>(), mat_of<C>(mat1), mat_of<C>(mat2), c, accumulate);
     }
@@ -106,7 +109,7 @@ void mm_out(KernelContext& ctx, std::span<EValue*> args) {
   if (!check_product(ctx, *self, "self", *mat2, "mat2", *out)) return;
   Scalar one;
   one.i = 1;
-  matmul(*self, *mat2, *out, one, false);
+  matmul(ctx.parallel(), *self, *mat2, *out, one, false);
 }
 
 void addmm_out(KernelContext& ctx, std::span<EValue*> args) {
@@ -158,7 +161,7 @@ void addmm_out(KernelContext& ctx, std::span<EValue*> args) {
       elementwise<C, 1>(*out, {in}, [b](C x) { return mul_wrap(b, x); });
     });
   }
-  matmul(*mat1, *mat2, *out, alpha, use_self);
+  matmul(ctx.parallel(), *mat1, *mat2, *out, alpha, use_self);
 }
 
 namespace {
@@ -204,17 +207,31 @@ void bmm_out(KernelContext& ctx, std::span<EValue*> args) {
   dispatch_dtype(out->dtype(), [&](auto tag) {
     using C = typename decltype(tag)::type;
     if constexpr (!std::is_same_v<C, bool>) {
-      for (int64_t b = 0; b < batch; ++b) {
-        const Mat<const C> a{self->data_as<const C>() + b * self->stride(0), self->stride(1),
-                             self->stride(2)};
-        const Mat<const C> bm{mat2->data_as<const C>() + b * mat2->stride(0), mat2->stride(1),
-                              mat2->stride(2)};
-        const Mat<C> c{out->data_as<C>() + b * out->stride(0), out->stride(1), out->stride(2)};
-        if constexpr (std::is_floating_point_v<C>) {
-          gemm::gemm<C>(n, m, k, C(1), a, bm, c, false);
-        } else {
-          gemm_simple<C>(n, m, k, C(1), a, bm, c, false);
+      // Floating products split over the threads: by batch when there are enough of them,
+      // else each product by itself (gemm_split.h); either way bit-identical to one thread.
+      ParallelRunner* parallel = ctx.parallel();
+      const int threads = parallel == nullptr ? 1 : parallel->num_threads();
+      const bool by_batch = std::is_floating_point_v<C> && threads > 1 && batch >= threads;
+      auto products = [&](int64_t b0, int64_t b1) {
+        for (int64_t b = b0; b < b1; ++b) {
+          const Mat<const C> a{self->data_as<const C>() + b * self->stride(0), self->stride(1),
+                               self->stride(2)};
+          const Mat<const C> bm{mat2->data_as<const C>() + b * mat2->stride(0), mat2->stride(1),
+                                mat2->stride(2)};
+          const Mat<C> c{out->data_as<C>() + b * out->stride(0), out->stride(1), out->stride(2)};
+          if constexpr (std::is_floating_point_v<C>) {
+            gemm_split::gemm<C>(by_batch ? nullptr : parallel, n, m, k, C(1), a, bm, c, false);
+          } else {
+            gemm_simple<C>(n, m, k, C(1), a, bm, c, false);
+          }
         }
+      };
+      if (by_batch) {
+        const int64_t macs = std::max<int64_t>(1, n * m * std::max<int64_t>(k, 1));
+        parallel_for(parallel, batch, std::max<int64_t>(1, gemm_split::kMinMacsPerChunk / macs),
+                     products);
+      } else {
+        products(0, batch);
       }
     }
   });

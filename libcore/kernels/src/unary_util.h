@@ -39,9 +39,9 @@ void floating_unary(KernelContext& ctx, std::span<EValue*> args, Op op,
   dispatch_compute(out->dtype(), [&](auto tag) {
     using C = typename decltype(tag)::type;
     if constexpr (std::is_same_v<C, float>) {
-      elementwise<C, 1>(*out, {in}, op, float_linear);
+      elementwise<C, 1>(*out, {in}, op, float_linear, ctx.parallel());
     } else if constexpr (std::is_floating_point_v<C>) {
-      elementwise<C, 1>(*out, {in}, op);
+      elementwise<C, 1>(*out, {in}, op, nullptr, ctx.parallel());
     }
   });
 }

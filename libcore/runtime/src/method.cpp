@@ -129,6 +129,8 @@ void Method::set_event_tracer(EventTracer* tracer) { state_->tracer = tracer; }
 
 void Method::set_instruction_limit(uint64_t limit) { state_->instruction_limit = limit; }
 EventTracer* Method::event_tracer() const { return state_->tracer; }
+void Method::set_parallel_runner(ParallelRunner* runner) { state_->parallel = runner; }
+ParallelRunner* Method::parallel_runner() const { return state_->parallel; }
 
 uint64_t Method::delegate_init_bytes() const { return state_->delegate_init_bytes; }
 size_t Method::temp_peak() const { return state_->temp_peak; }
@@ -346,7 +348,7 @@ Error Method::execute() {
       uint32_t next = pc + 1;
       switch (ins.kind) {
         case InstrKind::Kernel: {
-          KernelContext ctx(s.temp);
+          KernelContext ctx(s.temp, s.parallel);
           TracerEntry kernel_event;
           if (profile_all) kernel_event = tracer->start_profiling(s.native_call_names[ins.a]);
           ins.fn(ctx, {ins.args, ins.num_args});

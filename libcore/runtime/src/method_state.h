@@ -57,6 +57,7 @@ struct MethodState {
   // Per value: memory comes from the plan or the program (not bindable by the caller).
   bool* owns_memory = nullptr;
   EventTracer* tracer = nullptr;
+  ParallelRunner* parallel = nullptr;
   uint64_t instruction_limit = Method::kDefaultInstructionLimit;
 };
 

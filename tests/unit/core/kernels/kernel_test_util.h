@@ -126,12 +126,18 @@ class Args {
     return push(EValue::from_optional_tensor_list(list(tensors)));
   }
 
+  /// Makes the calls below give kernels `runner`'s threads (KernelContext::parallel).
+  Args& threads(ParallelRunner* runner) {
+    parallel_ = runner;
+    return *this;
+  }
+
   /// Calls kernel `name` with these arguments plus the return slot (a copy of the last one,
   /// which is the out tensor for every portable kernel with one out).
   KernelContext run(std::string_view name) {
     std::vector<EValue*> ptrs = pointers();
     if (!ptrs.empty()) ptrs.push_back(ptrs.back());
-    return call(name, ptrs);
+    return call(name, ptrs, parallel_);
   }
   /// Calls kernel `name` with these arguments plus a TensorList return slot holding the last
   /// `num_outs` arguments (the outs), the convention for operators with several outs.
@@ -141,12 +147,12 @@ class Args {
                                          ptrs.end());
     ptrs.push_back(&items_.emplace_back(
         EValue::from_tensor_list(TensorListRef(outs.data(), outs.size()))));
-    return call(name, ptrs);
+    return call(name, ptrs, parallel_);
   }
   /// Calls kernel `name` with exactly these arguments (no return slot added).
   KernelContext run_raw(std::string_view name) {
     std::vector<EValue*> ptrs = pointers();
-    return call(name, ptrs);
+    return call(name, ptrs, parallel_);
   }
 
  private:
@@ -167,7 +173,8 @@ class Args {
     for (EValue& v : values_) ptrs.push_back(&v);
     return ptrs;
   }
-  static KernelContext call(std::string_view name, std::vector<EValue*>& ptrs) {
+  static KernelContext call(std::string_view name, std::vector<EValue*>& ptrs,
+                            ParallelRunner* parallel) {
     KernelFn fn = default_kernel_registry().find(name);
     const bool found = fn != nullptr;
     REQUIRE_MESSAGE(found, std::string(name));
@@ -175,7 +182,7 @@ class Args {
     static const std::unique_ptr<uint8_t[]> buffer(new uint8_t[kTempBytes]);
     static MemoryAllocator temp({buffer.get(), kTempBytes});
     temp.reset();
-    KernelContext ctx(&temp);
+    KernelContext ctx(&temp, parallel);
     fn(ctx, ptrs);
     return ctx;
   }
@@ -185,6 +192,7 @@ class Args {
   std::deque<std::vector<EValue*>> item_ptrs_;
   std::deque<std::vector<int64_t>> scratch_;
   std::deque<std::string> strings_;
+  ParallelRunner* parallel_ = nullptr;
 };
 
 /// True if `name` is in the default registry.

@@ -10,9 +10,12 @@
 
 #include "etkit/devtools/etdump_writer.h"
 #include "etkit/devtools/event_filter.h"
-#include "etkit/host/input_spec.h"
 #include "etkit/devtools/profiler_controller.h"
+#include "etkit/host/default_registries.h"
+#include "etkit/host/host_tensor.h"
+#include "etkit/host/input_spec.h"
 #include "etkit/host/runner.h"
+#include "etkit/host/thread_pool.h"
 #include "method_inputs.h"
 #include "test_support.h"
 
@@ -55,9 +58,11 @@ struct CountedRun {
 /// Loads `forward` of `program` with `tracer` (null: none) and the default inputs, executes it
 /// `warmups` times uncounted (a first traced run meets every name once: regex matching), then
 /// counts the allocations of `runs` more executions.
-CountedRun count_forward(const Program& program, EventTracer* tracer, int warmups, int runs) {
+CountedRun count_forward(const Program& program, EventTracer* tracer, int warmups, int runs,
+                         ParallelRunner* parallel = nullptr) {
   RunnerOptions options;
   options.tracer = tracer;
+  options.parallel = parallel;
   Result<LoadedMethod> m = LoadedMethod::load(program, "forward", options);
   REQUIRE(m.ok());
   Method& method = m->method();
@@ -178,6 +183,69 @@ TEST_CASE("no allocation: EtkitFusedBackend runs and reports its steps without a
     CHECK(run.error.ok());
     CHECK(run.allocations == 0);
     CHECK(traced.writer.dropped_events() == 0);
+  }
+}
+
+// With a thread pool: the pool exists before the run, and splitting a kernel's work hands out
+// tasks through a function pointer and a context on the caller's stack.
+TEST_CASE("no allocation: kernels split over a thread pool allocate nothing") {
+  Result<std::unique_ptr<ThreadPool>> pool = ThreadPool::create(2);
+  REQUIRE(pool.ok());
+  Result<ProgramFile> file = ProgramFile::open(testing::test_data("conv_pool.pte"));
+  REQUIRE(file.ok());
+  const CountedRun program_run = count_forward(file->program(), nullptr, 0, 2, pool->get());
+  CHECK(program_run.error.ok());
+  CHECK(program_run.allocations == 0);
+
+  // Kernel calls large enough to split (the programs above are not).
+  auto t = [](std::vector<int32_t> sizes) { return HostTensor(ScalarType::Float, sizes); };
+  HostTensor a = t({256, 256}), b = t({256, 256}), c = t({256, 256});
+  HostTensor x = t({1, 32, 40, 40}), w = t({32, 32, 3, 3}), y = t({1, 32, 40, 40});
+  HostTensor big1 = t({400000}), big2 = t({400000}), big3 = t({400000});
+  EValue ints[6] = {EValue::from_int(1), EValue::from_int(1), EValue::from_int(1),
+                    EValue::from_int(1), EValue::from_int(0), EValue::from_int(0)};
+  EValue* stride_items[2] = {&ints[0], &ints[1]};
+  EValue* pad_items[2] = {&ints[2], &ints[3]};
+  EValue* out_pad_items[2] = {&ints[4], &ints[5]};
+  int64_t scratch[8];
+  EValue mm_args[4] = {EValue::from_tensor(&a.tensor()), EValue::from_tensor(&b.tensor()),
+                       EValue::from_tensor(&c.tensor()), EValue::from_tensor(&c.tensor())};
+  EValue conv_args[11] = {EValue::from_tensor(&x.tensor()),
+                          EValue::from_tensor(&w.tensor()),
+                          EValue(),
+                          EValue::from_int_list(BoxedIntList(stride_items, scratch, 2)),
+                          EValue::from_int_list(BoxedIntList(pad_items, scratch + 2, 2)),
+                          EValue::from_int_list(BoxedIntList(stride_items, scratch + 4, 2)),
+                          EValue::from_bool(false),
+                          EValue::from_int_list(BoxedIntList(out_pad_items, scratch + 6, 2)),
+                          EValue::from_int(1),
+                          EValue::from_tensor(&y.tensor()),
+                          EValue::from_tensor(&y.tensor())};
+  EValue add_args[5] = {EValue::from_tensor(&big1.tensor()), EValue::from_tensor(&big2.tensor()),
+                        EValue::from_int(1), EValue::from_tensor(&big3.tensor()),
+                        EValue::from_tensor(&big3.tensor())};
+  struct Call {
+    const char* name;
+    EValue* args;
+    size_t n;
+  };
+  const Call calls[] = {{"aten::mm.out", mm_args, 4},
+                        {"aten::convolution.out", conv_args, 11},
+                        {"aten::add.out", add_args, 5}};
+  for (const Call& call : calls) {
+    CAPTURE(call.name);
+    KernelFn fn = default_kernel_registry().find(call.name);
+    const bool found = fn != nullptr;
+    REQUIRE(found);
+    EValue* ptrs[11];
+    for (size_t i = 0; i < call.n; ++i) ptrs[i] = &call.args[i];
+    g_allocations = 0;
+    g_counting = true;
+    KernelContext ctx(nullptr, pool->get());
+    fn(ctx, std::span<EValue*>(ptrs, call.n));
+    g_counting = false;
+    CHECK_FALSE(ctx.failed());
+    CHECK(g_allocations == 0);
   }
 }
 

@@ -54,6 +54,9 @@ struct RunnerOptions {
   const BackendRegistry* backends = nullptr;
   /// Tracer to attach to loaded methods (loading and every execution are recorded); not owned.
   EventTracer* tracer = nullptr;
+  /// Threads for kernels to split their work over (thread_pool.h); null: one thread. Not owned;
+  /// must outlive the loaded methods' executions.
+  ParallelRunner* parallel = nullptr;
   /// Shared state of the program (shared_memory.h): the memory ids it shares are backed by its
   /// arenas, pre-initialised, instead of the method's own buffers. Null: nothing is shared.
   /// Not owned; must come from the same program and outlive the loaded methods.

@@ -17,13 +17,15 @@
 #include "etkit/runtime/error.h"
 #include "etkit/runtime/evalue.h"
 #include "etkit/runtime/memory.h"
+#include "etkit/runtime/parallel.h"
 
 namespace etkit {
 
 /// Per-call state handed to a kernel.
 class KernelContext {
  public:
-  explicit KernelContext(MemoryAllocator* temp = nullptr) : temp_(temp) {}
+  explicit KernelContext(MemoryAllocator* temp = nullptr, ParallelRunner* parallel = nullptr)
+      : temp_(temp), parallel_(parallel) {}
 
   /// Records a failure; the first one wins. The kernel should return right after.
   void fail(ErrorCode code, const char* format, ...) __attribute__((format(printf, 3, 4)));
@@ -34,8 +36,12 @@ class KernelContext {
   /// Scratch memory valid for this call only; null if the method has none.
   MemoryAllocator* temp_allocator() const { return temp_; }
 
+  /// Threads the kernel may split its work over (parallel.h); null: run on the caller's only.
+  ParallelRunner* parallel() const { return parallel_; }
+
  private:
   MemoryAllocator* temp_;
+  ParallelRunner* parallel_;
   Error error_;
 };
 

@@ -17,6 +17,7 @@
 #include "etkit/runtime/event_tracer.h"
 #include "etkit/runtime/kernel.h"
 #include "etkit/runtime/memory.h"
+#include "etkit/runtime/parallel.h"
 #include "etkit/runtime/program.h"
 #include "etkit/runtime/result.h"
 
@@ -74,6 +75,11 @@ class Method {
   /// level asks), kernel and delegate outputs and program outputs (as the debug level asks).
   void set_event_tracer(EventTracer* tracer);
   EventTracer* event_tracer() const;
+
+  /// Lets kernels split their work over `runner`'s threads (parallel.h); null (the default):
+  /// every kernel runs on the caller's thread. Not owned; must outlive the executions that use it.
+  void set_parallel_runner(ParallelRunner* runner);
+  ParallelRunner* parallel_runner() const;
 
   /// The most instructions one `execute()` may run before it stops with an error (default
   /// `kDefaultInstructionLimit`); a program's jump loops are untrusted. Fuzzers set it low.

@@ -1,0 +1,1 @@
+trace-run $FIXTURES/pte/et-add.pte --threads 0

@@ -1,0 +1,1 @@
+for n in 1 2; do trace-run $TEST_DATA/conv_pool.pte -i random:4 --threads $n --outputs $CASE_TMP/out$n > $CASE_TMP/stdout$n || exit; done && cat $CASE_TMP/stdout2 && cmp $CASE_TMP/stdout1 $CASE_TMP/stdout2 && cmp $CASE_TMP/out1/output_0.npy $CASE_TMP/out2/output_0.npy && echo "output 0: identical with 1 and 2 threads"
