@@ -34,6 +34,13 @@ inline void cpu_relax() {
 // next one began, cannot take a task of the wrong call; and the caller returns as soon as every
 // task is done, without waiting for workers that have not woken up (on a loaded machine that can
 // be a whole scheduling slice): it takes the remaining tasks itself.
+//
+// A call's fields (fn, ctx, tasks, done) are rewritten only after `state` has been closed (its
+// task index set past any count), and every access to them and to `state` is sequentially
+// consistent. A late worker that read the previous call's `state` and then this call's fields
+// therefore fails its compare-and-swap: the closing store comes between its read of `state` and
+// its swap. Without the closing store it could claim task k of the new call under the old
+// generation and run it twice (and `done` would overshoot `tasks`, which hung the caller).
 struct ThreadPool::Impl {
   int threads = 1;
   std::vector<pthread_t> workers;
@@ -51,21 +58,23 @@ struct ThreadPool::Impl {
   std::condition_variable finished;  // done reached tasks
 
   static uint32_t generation_of(uint64_t s) { return static_cast<uint32_t>(s >> 32); }
+  static constexpr uint64_t kClosed = 0xffffffffu;  // a task index no call reaches
 
   // Takes and runs tasks of call `generation` until none is left (or another call began).
   void take_tasks(uint32_t generation) {
     for (;;) {
-      uint64_t s = state.load(std::memory_order_acquire);
-      if (generation_of(s) != generation) return;
-      const int total = tasks.load(std::memory_order_relaxed);
-      const int task = static_cast<int>(s & 0xffffffffu);
+      uint64_t s = state.load();
+      if (generation_of(s) != generation || (s & kClosed) == kClosed) return;
+      const int total = tasks.load();
+      const auto task = static_cast<int64_t>(s & kClosed);
       if (task >= total) return;
-      const ParallelTaskFn f = fn.load(std::memory_order_relaxed);
-      void* const c = ctx.load(std::memory_order_relaxed);
-      // Success proves that the call was still `generation`, so f, c and total were its own.
-      if (!state.compare_exchange_weak(s, s + 1, std::memory_order_acq_rel)) continue;
-      f(c, task);
-      if (done.fetch_add(1, std::memory_order_acq_rel) + 1 == total) {
+      const ParallelTaskFn f = fn.load();
+      void* const c = ctx.load();
+      // Success proves that `state` did not move since it was read, so neither the closing
+      // store of a next call nor its fields came in between: f, c and total were this call's.
+      if (!state.compare_exchange_weak(s, s + 1)) continue;
+      f(c, static_cast<int>(task));
+      if (done.fetch_add(1) + 1 == total) {
         std::lock_guard<std::mutex> lock(mutex);
         finished.notify_one();
       }
@@ -140,16 +149,18 @@ void ThreadPool::run(int tasks, ParallelTaskFn fn, void* ctx) {
     for (int t = 0; t < tasks; ++t) fn(ctx, t);
     return;
   }
-  // Every task of the previous call has returned, so nobody reads these until `state` moves.
-  p.fn.store(fn, std::memory_order_relaxed);
-  p.ctx.store(ctx, std::memory_order_relaxed);
-  p.tasks.store(tasks, std::memory_order_relaxed);
-  p.done.store(0, std::memory_order_relaxed);
-  const uint32_t generation =
-      Impl::generation_of(p.state.load(std::memory_order_relaxed)) + 1;
+  // Every task of the previous call has returned, but a late worker may still be about to read
+  // its `state` and these fields: close the call first (see Impl), then rewrite them.
+  const uint64_t previous = p.state.load();
+  const uint32_t generation = Impl::generation_of(previous) + 1;
+  p.state.store((previous & ~Impl::kClosed) | Impl::kClosed);
+  p.fn.store(fn);
+  p.ctx.store(ctx);
+  p.tasks.store(tasks);
+  p.done.store(0);
   {
     std::lock_guard<std::mutex> lock(p.mutex);
-    p.state.store(uint64_t{generation} << 32, std::memory_order_release);
+    p.state.store(uint64_t{generation} << 32);
   }
   p.wake.notify_all();
   p.take_tasks(generation);

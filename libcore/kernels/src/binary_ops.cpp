@@ -127,15 +127,18 @@ void add_sub(KernelContext& ctx, std::span<EValue*> args, bool subtract) {
     const float* x = f.self;
     const float* y = f.other;
     float* o = f.out;
-    if (unit && subtract) {
-      for (int64_t i = 0; i < f.numel; ++i) o[i] = x[i] - y[i];
-    } else if (unit) {
-      for (int64_t i = 0; i < f.numel; ++i) o[i] = x[i] + y[i];
-    } else if (subtract) {
-      for (int64_t i = 0; i < f.numel; ++i) o[i] = x[i] - a * y[i];
-    } else {
-      for (int64_t i = 0; i < f.numel; ++i) o[i] = x[i] + a * y[i];
-    }
+    // Large tensors split over the method's threads, as the general path's loops do.
+    flat_split(ctx.parallel(), f.numel, [=](int64_t i0, int64_t i1) {
+      if (unit && subtract) {
+        for (int64_t i = i0; i < i1; ++i) o[i] = x[i] - y[i];
+      } else if (unit) {
+        for (int64_t i = i0; i < i1; ++i) o[i] = x[i] + y[i];
+      } else if (subtract) {
+        for (int64_t i = i0; i < i1; ++i) o[i] = x[i] - a * y[i];
+      } else {
+        for (int64_t i = i0; i < i1; ++i) o[i] = x[i] + a * y[i];
+      }
+    });
     return;
   }
   if (!check_num_args(ctx, args, 4)) return;
@@ -393,7 +396,9 @@ void sub_out(KernelContext& ctx, std::span<EValue*> args) { add_sub(ctx, args, t
 void mul_out(KernelContext& ctx, std::span<EValue*> args) {
   SameShapeFloat f;
   if (same_shape_float(args, 2, &f)) {
-    for (int64_t i = 0; i < f.numel; ++i) f.out[i] = f.self[i] * f.other[i];
+    flat_split(ctx.parallel(), f.numel, [&f](int64_t i0, int64_t i1) {
+      for (int64_t i = i0; i < i1; ++i) f.out[i] = f.self[i] * f.other[i];
+    });
     return;
   }
   if (!check_num_args(ctx, args, 3)) return;

@@ -9,6 +9,7 @@
 #include <cfloat>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
 #include "kernel_test_util.h"
@@ -143,6 +144,32 @@ TEST_CASE("gemm: small integers give the same exact product on every path") {
     int bad = 0;
     for (size_t i = 0; i < out.size(); ++i) bad += out[i] != want[i];
     CHECK(bad == 0);
+  }
+  gemm::force_path(before);
+}
+
+TEST_CASE("gemm: the default path gives the baseline's bits on random operands") {
+  // Every path sums over p in the same order; without FMA each step rounds the product and the
+  // sum as the baseline does, so the default path must equal it bit for bit (goldens and diffs
+  // across machines depend on it). FMA is the one path allowed to differ, and is not a default.
+  CHECK(gemm::active_path() != gemm::Path::kAvx2Fma);
+  const int n = 101, m = 300, k = 530;
+  const auto av = pseudo_random(static_cast<size_t>(n * k), 21);
+  const auto bv = pseudo_random(static_cast<size_t>(k * m), 22);
+  const std::vector<float> a(av.begin(), av.end());
+  const std::vector<float> b(bv.begin(), bv.end());
+  const gemm::Path before = gemm::active_path();
+  std::vector<float> want(static_cast<size_t>(n * m));
+  REQUIRE(gemm::force_path(gemm::Path::kBaseline));
+  gemm::gemm<float>(n, m, k, 0.75f, {a.data(), k, 1}, {b.data(), m, 1}, {want.data(), m, 1},
+                    false);
+  for (gemm::Path path : {gemm::Path::kAvx2, before}) {
+    if (!gemm::force_path(path)) continue;
+    CAPTURE(gemm::path_name(path));
+    std::vector<float> got(want.size());
+    gemm::gemm<float>(n, m, k, 0.75f, {a.data(), k, 1}, {b.data(), m, 1}, {got.data(), m, 1},
+                      false);
+    CHECK(std::memcmp(got.data(), want.data(), want.size() * sizeof(float)) == 0);
   }
   gemm::force_path(before);
 }

@@ -225,8 +225,8 @@ TEST_CASE("threads: binary elementwise ops are bit-identical and add matches a r
 }
 
 TEST_CASE("threads: unary elementwise ops are bit-identical") {
-  // exp and the other floating_unary ops do not split yet (see the #16 report).
-  for (const char* op : {"aten::sigmoid.out", "aten::relu.out"}) {
+  for (const char* op :
+       {"aten::sigmoid.out", "aten::relu.out", "aten::exp.out", "aten::sqrt.out"}) {
     INFO(std::string(op));
     same_on_two_threads([op](ParallelRunner* p) {
       HostTensor a = random_tensor(F, {kRows, kCols}, 17);
