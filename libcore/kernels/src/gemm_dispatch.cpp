@@ -91,9 +91,10 @@ detail::MicroKernelF32 kernel_of(Path path) {
 // The default is the fastest path whose results equal the baseline's bit for bit: AVX2 with a
 // separate multiply and add, never FMA. A fused multiply-add rounds once where the others round
 // twice, so outputs (and every golden file and cross-machine diff of them) would depend on the
-// machine, as DESIGN.md decides against for the float loops too. On this project's machines
-// (AMD EPYC) the AVX2 path is as fast as the FMA one (both at OpenBLAS's rate); the FMA path
-// stays for tests and for a caller that opts in with force_path.
+// machine, as DESIGN.md decides against for the float loops too. The price is speed: on this
+// project's machines (AMD EPYC, idle) the AVX2 path runs at about 0.75x the FMA one (DESIGN.md,
+// "GEMM is our own blocked kernel"); the FMA path stays for tests and for a caller that opts in
+// with force_path.
 Path best_path() {
   return path_supported(Path::kAvx2) ? Path::kAvx2 : Path::kBaseline;
 }
