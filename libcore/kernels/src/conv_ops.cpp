@@ -212,8 +212,8 @@ void conv_depthwise(const Geometry& g, const T* in, const T* w, T* out, int64_t 
 }
 
 // With `parallel`, the work splits over its threads: depthwise by output planes, the GEMM path by
-// (image, group, block of kNc output positions), the GEMM's own column blocks, so every output
-// element is computed by the same calls as on one thread (bit-identical; gemm_split.h).
+// (image, group, panel of kNr output positions), the micro-kernel's own column panels, so every
+// output element goes through the same sum as on one thread (bit-identical; gemm_split.h).
 template <typename T>
 void conv(ParallelRunner* parallel, const Geometry& g, const Tensor& input, const Tensor& weight,
           const Tensor* bias, Tensor& out) {
@@ -231,26 +231,26 @@ void conv(ParallelRunner* parallel, const Geometry& g, const Tensor& input, cons
     return;
   }
   const int64_t k = cin_g * g.kh * g.kw;
-  constexpr int64_t kNc = gemm::Blocking<T>::kNc;
-  const int64_t col_blocks = (cols + kNc - 1) / kNc;
-  if (col_blocks == 0) return;
-  const int64_t macs_per_block = std::max<int64_t>(1, cout_g * k * kNc);
-  // Items are (image, group, column block), in that order; a chunk runs one GEMM per (image,
-  // group) it touches, over its consecutive column blocks.
-  parallel_for(parallel, g.n * g.groups * col_blocks,
-               std::max<int64_t>(1, gemm_split::kMinMacsPerChunk / macs_per_block),
+  constexpr int64_t kNr = gemm::Blocking<T>::kNr;
+  const int64_t col_panels = (cols + kNr - 1) / kNr;
+  if (col_panels == 0) return;
+  const int64_t macs_per_panel = std::max<int64_t>(1, cout_g * k * kNr);
+  // Items are (image, group, panel of kNr output positions), in that order; a chunk runs one
+  // GEMM per (image, group) it touches, over its consecutive panels.
+  parallel_for(parallel, g.n * g.groups * col_panels,
+               std::max<int64_t>(1, gemm_split::kMinMacsPerChunk / macs_per_panel),
                [&](int64_t i0, int64_t i1) {
                  for (int64_t item = i0; item < i1;) {
-                   const int64_t product = item / col_blocks;
-                   const int64_t first = item % col_blocks;
-                   const int64_t last = std::min(col_blocks, first + (i1 - item));
+                   const int64_t product = item / col_panels;
+                   const int64_t first = item % col_panels;
+                   const int64_t last = std::min(col_panels, first + (i1 - item));
                    const int64_t n = product / g.groups;
                    const int64_t grp = product % g.groups;
                    const WeightA<T> a{w + grp * cout_g * g.w_o, &g};
                    const Im2colB<T> b{in + n * g.in_n + grp * cin_g * g.in_c, &g};
                    const OutputC<T> c{o + n * g.out_n + grp * cout_g * g.out_c, &g};
-                   const int64_t j0 = first * kNc;
-                   const int64_t j1 = std::min(cols, last * kNc);
+                   const int64_t j0 = first * kNr;
+                   const int64_t j1 = std::min(cols, last * kNr);
                    gemm::gemm<T>(cout_g, j1 - j0, k, T(1), a,
                                  gemm_split::ColumnsFrom<Im2colB<T>>{b, j0},
                                  gemm_split::Window<OutputC<T>>{c, 0, j0}, true);

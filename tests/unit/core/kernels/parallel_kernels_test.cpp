@@ -82,16 +82,24 @@ HostTensor mm(ParallelRunner* parallel, int n, int k, int m, ScalarType dtype = 
   return out;
 }
 
-TEST_CASE("threads: mm split by column blocks is bit-identical and matches a reference") {
-  // 64 x 200 @ 200 x 520: nine column blocks of the GEMM, split by columns.
+TEST_CASE("threads: mm split by columns is bit-identical and matches a reference") {
+  // 64 x 200 @ 200 x 520: 33 column panels of 16 (the last of 8), split 17:16 by columns, so a
+  // thread's columns start inside the GEMM's 512-column block.
   const HostTensor out = same_on_two_threads([](ParallelRunner* p) { return mm(p, 64, 200, 520); });
   const std::vector<double> want =
       reference_mm(pseudo_random(64 * 200, 1), pseudo_random(200 * 520, 2), 64, 200, 520);
   check_close(values(out.tensor()), want, 1e-4);
 }
 
-TEST_CASE("threads: mm split by row blocks is bit-identical") {
-  // 200 x 300 @ 300 x 190: three column blocks for two threads, seven row blocks: split by rows.
+TEST_CASE("threads: mm split by rows is bit-identical") {
+  // 300 x 170 @ 170 x 20: two column panels (16 and 4) would split 16:4, so rows split instead,
+  // in panels of 6 (float) or 4 (double).
+  const HostTensor out = same_on_two_threads([](ParallelRunner* p) { return mm(p, 300, 170, 20); });
+  const std::vector<double> want =
+      reference_mm(pseudo_random(300 * 170, 1), pseudo_random(170 * 20, 2), 300, 170, 20);
+  check_close(values(out.tensor()), want, 1e-4);
+  same_on_two_threads([](ParallelRunner* p) { return mm(p, 400, 120, 12, D); });
+  // Balanced either way: 200 x 300 @ 300 x 190 (12 column panels, 34 row panels).
   same_on_two_threads([](ParallelRunner* p) { return mm(p, 200, 300, 190); });
   same_on_two_threads([](ParallelRunner* p) { return mm(p, 150, 120, 170, D); });
 }
@@ -148,7 +156,8 @@ HostTensor conv(ParallelRunner* parallel, const ConvCase& c) {
 }
 
 TEST_CASE("threads: convolution is bit-identical (GEMM path, groups, depthwise)") {
-  // One image: the split falls inside its column blocks; against the direct sum.
+  // One image: the split falls between column panels, inside the GEMM's column blocks;
+  // against the direct sum.
   const ConvCase one{1, 16, 31, 29, 24, 1, 1, 1};
   const HostTensor out = same_on_two_threads([&](ParallelRunner* p) { return conv(p, one); });
   const std::vector<double> in = pseudo_random(16 * 31 * 29, 8);
