@@ -9,6 +9,7 @@
 #include "etkit/host/file_util.h"
 #include "etkit/host/thread_pool.h"
 #include "etkit/inspect/kernel_list.h"
+#include "etkit/kernels/gemm.h"
 #include "etkit/kernels/random.h"
 #include "etkit/tools/cli.h"
 #include "etkit/tools/diagnostics.h"
@@ -115,6 +116,17 @@ int trace_run_main(int argc, char** argv, const BackendRegistry* backends) {
                  "Threads kernels split their work over (default 1); results do not depend on "
                  "it")
       ->check(in_range(1, ThreadPool::kMaxThreads, true));
+  std::vector<std::string> gemm_path_names;
+  for (kernels::gemm::Path path : kernels::gemm::kPaths) {
+    gemm_path_names.emplace_back(kernels::gemm::path_name(path));
+  }
+  std::string gemm_path;
+  app.add_option("--gemm-path", gemm_path,
+                 "Float GEMM micro-kernel of mm, addmm, bmm, linear and convolution (default: "
+                 "avx2 where the CPU has it, else baseline: the same bits either way); avx2+fma "
+                 "is faster and rounds differently")
+      ->check(CLI::IsMember(gemm_path_names))
+      ->type_name("PATH");
   app.add_option("--format", format, "Output format: text or json (default text)")
       ->check(CLI::IsMember({"text", "json"}));
 
@@ -235,6 +247,20 @@ int trace_run_main(int argc, char** argv, const BackendRegistry* backends) {
   if (int rc = apply_profiler_flags(profiler_flags, options); rc != kExitOk) return rc;
   // Process-wide, before anything runs: one stream for every execution of this run.
   kernels::set_random_seed(random_seed);
+  if (!gemm_path.empty()) {
+    kernels::gemm::Path path = kernels::gemm::Path::kBaseline;
+    kernels::gemm::path_from_name(gemm_path, &path);
+    if (!kernels::gemm::force_path(path)) {
+      std::string runnable;
+      for (kernels::gemm::Path candidate : kernels::gemm::kPaths) {
+        if (!kernels::gemm::path_supported(candidate)) continue;
+        runnable += std::string(runnable.empty() ? "" : ", ") + kernels::gemm::path_name(candidate);
+      }
+      print_error(kTraceRun,
+                  "--gemm-path " + gemm_path + ": this CPU cannot run it (it runs " + runnable + ")");
+      return kExitUsage;
+    }
+  }
 
   // Output paths are checked before anything runs (the dump's by the trace session).
   if (!options.outputs_dir.empty()) {

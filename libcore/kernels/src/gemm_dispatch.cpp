@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <string_view>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -121,6 +122,16 @@ const char* path_name(Path path) {
     default:
       return "baseline";
   }
+}
+
+bool path_from_name(std::string_view name, Path* path) {
+  for (Path candidate : kPaths) {
+    if (name == path_name(candidate)) {
+      *path = candidate;
+      return true;
+    }
+  }
+  return false;
 }
 
 bool path_supported(Path path) {

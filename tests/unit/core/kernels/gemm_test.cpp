@@ -105,6 +105,20 @@ TEST_CASE("gemm: names and support of the CPU paths") {
   CHECK(gemm::active_path() == before);
 }
 
+TEST_CASE("gemm: a path from its name (trace-run --gemm-path)") {
+  for (gemm::Path path : gemm::kPaths) {
+    gemm::Path parsed = gemm::Path::kBaseline;
+    CHECK(gemm::path_from_name(gemm::path_name(path), &parsed));
+    CHECK(parsed == path);
+  }
+  gemm::Path untouched = gemm::Path::kAvx2;
+  for (const char* bad : {"", "AVX2", "avx512", "avx2+", "fma", "avx2 "}) {
+    CAPTURE(bad);
+    CHECK_FALSE(gemm::path_from_name(bad, &untouched));
+    CHECK(untouched == gemm::Path::kAvx2);
+  }
+}
+
 TEST_CASE("gemm: every supported path against a double reference") {
   const gemm::Path before = gemm::active_path();
   int paths = 0;

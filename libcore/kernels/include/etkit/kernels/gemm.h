@@ -23,6 +23,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <string_view>
 #include <type_traits>
 
 namespace etkit::kernels::gemm {
@@ -66,6 +67,8 @@ inline constexpr Path kPaths[] = {Path::kBaseline, Path::kAvx2, Path::kAvx2Fma};
 
 // "baseline", "avx2", "avx2+fma".
 const char* path_name(Path path);
+// The path named `name` (as path_name spells it); false for any other name.
+bool path_from_name(std::string_view name, Path* path);
 // Whether this CPU (and this build) can run `path`.
 bool path_supported(Path path);
 // The path gemm<float> uses: the best supported one unless forced.
@@ -194,25 +197,34 @@ void store_tile(const CSink& c, int64_t i0, int64_t j0, int64_t mr, int64_t nr, 
   }
 }
 
-// One float tile through the dispatched micro-kernel: straight into C when the tile is whole and
-// its columns are contiguous in every row, otherwise into `acc` and then through the sink.
+// Where one B panel's columns sit in every row of C, worked out once per panel (it does not
+// depend on the row) rather than once per tile: whole (kNr columns) and contiguous, or not.
 template <typename CSink>
-void float_tile(MicroKernelF32 kernel, const CSink& c, int64_t i0, int64_t j0, int64_t mr,
-                int64_t nr, int64_t kc, const float* a, const float* b, float* acc, float alpha,
-                bool overwrite) {
+bool panel_contiguous(const CSink& c, int64_t j0, int64_t nr, int64_t* first_offset) {
+  constexpr int kNr = Blocking<float>::kNr;
+  if (nr != kNr) return false;
+  int64_t offsets[kNr];
+  c.columns(j0, nr, offsets);
+  bool contiguous = true;
+  for (int j = 1; j < kNr; ++j) contiguous &= offsets[j] == offsets[0] + j;
+  *first_offset = offsets[0];
+  return contiguous;
+}
+
+// One float tile through the dispatched micro-kernel: straight into C when the tile is whole and
+// its panel's columns are contiguous (panel_contiguous, at `offset` from each row's start),
+// otherwise into `acc` and then through the sink.
+template <typename CSink>
+void float_tile(MicroKernelF32 kernel, const CSink& c, bool contiguous, int64_t offset, int64_t i0,
+                int64_t j0, int64_t mr, int64_t nr, int64_t kc, const float* a, const float* b,
+                float* acc, float alpha, bool overwrite) {
   constexpr int kMr = Blocking<float>::kMr;
   constexpr int kNr = Blocking<float>::kNr;
   float* rows[kMr];
-  if (mr == kMr && nr == kNr) {
-    int64_t offsets[kNr];
-    c.columns(j0, nr, offsets);
-    bool contiguous = true;
-    for (int j = 1; j < kNr; ++j) contiguous &= offsets[j] == offsets[0] + j;
-    if (contiguous) {
-      for (int i = 0; i < kMr; ++i) rows[i] = c.row(i0 + i) + offsets[0];
-      kernel(kc, a, b, rows, alpha, overwrite);
-      return;
-    }
+  if (mr == kMr && contiguous) {
+    for (int i = 0; i < kMr; ++i) rows[i] = c.row(i0 + i) + offset;
+    kernel(kc, a, b, rows, alpha, overwrite);
+    return;
   }
   for (int i = 0; i < kMr; ++i) rows[i] = acc + i * kNr;
   kernel(kc, a, b, rows, 1.0f, true);
@@ -258,11 +270,16 @@ void gemm(int64_t n, int64_t m, int64_t k, T alpha, const ASource& a, const BSou
         a.pack(ic, mc, pc, kc, apack);
         for (int64_t jr = 0; jr < nc; jr += B::kNr) {
           const int64_t nr = std::min<int64_t>(B::kNr, nc - jr);
+          [[maybe_unused]] int64_t offset = 0;
+          [[maybe_unused]] bool contiguous = false;
+          if constexpr (std::is_same_v<T, float>) {
+            contiguous = detail::panel_contiguous(c, jc + jr, nr, &offset);
+          }
           for (int64_t ir = 0; ir < mc; ir += B::kMr) {
             const int64_t mr = std::min<int64_t>(B::kMr, mc - ir);
             if constexpr (std::is_same_v<T, float>) {
-              detail::float_tile(kernel, c, ic + ir, jc + jr, mr, nr, kc, apack + ir * kc,
-                                 bpack + jr * kc, acc, alpha, overwrite);
+              detail::float_tile(kernel, c, contiguous, offset, ic + ir, jc + jr, mr, nr, kc,
+                                 apack + ir * kc, bpack + jr * kc, acc, alpha, overwrite);
             } else {
               detail::micro_kernel<T>(kc, apack + ir * kc, bpack + jr * kc, acc);
               detail::store_tile<T>(c, ic + ir, jc + jr, mr, nr, acc, alpha, overwrite);

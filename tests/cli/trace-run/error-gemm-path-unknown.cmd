@@ -1,0 +1,1 @@
+trace-run $SAMPLES/mlp.pte --gemm-path avx512
