@@ -122,9 +122,8 @@ int trace_run_main(int argc, char** argv, const BackendRegistry* backends) {
   }
   std::string gemm_path;
   app.add_option("--gemm-path", gemm_path,
-                 "Float GEMM micro-kernel of mm, addmm, bmm, linear and convolution (default: "
-                 "avx2 where the CPU has it, else baseline: the same bits either way); avx2+fma "
-                 "is faster and rounds differently")
+                 "Float GEMM micro-kernel of mm, addmm, bmm, linear and convolution (default: the "
+                 "fastest the CPU has); every path gives the same bits")
       ->check(CLI::IsMember(gemm_path_names))
       ->type_name("PATH");
   app.add_option("--format", format, "Output format: text or json (default text)")

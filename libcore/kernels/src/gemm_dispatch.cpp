@@ -1,9 +1,10 @@
 // The float GEMM micro-kernels' selection (gemm.h): chosen once per process from CPUID, the
-// fastest path this CPU supports among those that give the baseline's bits, unless a test forces
-// one. Also the baseline micro-kernel: SSE2 (the
-// x86-64 baseline), or plain C++ elsewhere.
+// fastest path this CPU supports, unless a test forces one. Also the baseline micro-kernel, which
+// gives the FMA path's bits on any CPU: each step of p is one fused multiply-add, rounded once to
+// float, emulated exactly with SSE2 doubles on x86-64 (the baseline) and std::fma elsewhere.
 
 #include <atomic>
+#include <cmath>
 #include <cstdint>
 #include <string_view>
 
@@ -20,35 +21,60 @@ namespace {
 constexpr int kMr = Blocking<float>::kMr;
 constexpr int kNr = Blocking<float>::kNr;
 
-// The 6x16 tile as two 6x8 halves, so that each half's twelve accumulators, its two B vectors
-// and one broadcast stay in the 16 SSE registers. Every path sums over p in the same order.
 #if defined(__SSE2__)
+// fmaf(a, b, c) on two lanes held as doubles (each exactly a float), returned the same way. The
+// product of two floats is exact in double (24 + 24 bits); the sum is rounded to double "to odd"
+// (TwoSum gives its exact error e; an inexact sum with an even last bit moves one step towards
+// e), and a sum rounded to odd with at least two bits to spare (53 >= 24 + 2) rounds to float
+// exactly as the exact sum would (Boldo and Melquiond, "Emulation of FMA and correctly rounded
+// sums: proved algorithms using rounding to odd", 2008). Infinities and NaNs make e a NaN, which
+// leaves the sum alone.
+inline __m128d fused_multiply_add(__m128d a, __m128d b, __m128d c) {
+  const __m128d product = _mm_mul_pd(a, b);
+  const __m128d sum = _mm_add_pd(product, c);
+  const __m128d c_part = _mm_sub_pd(sum, product);
+  const __m128d error = _mm_add_pd(_mm_sub_pd(product, _mm_sub_pd(sum, c_part)),
+                                   _mm_sub_pd(c, c_part));
+  const __m128i one = _mm_set1_epi64x(1);
+  const __m128i bits = _mm_castpd_si128(sum);
+  const __m128d inexact =
+      _mm_and_pd(_mm_cmpneq_pd(error, _mm_setzero_pd()), _mm_cmpord_pd(error, error));
+  // The last bit's test is on the low 32 bits of each lane, spread to the whole lane.
+  const __m128i even = _mm_shuffle_epi32(
+      _mm_cmpeq_epi32(_mm_and_si128(bits, one), _mm_setzero_si128()), _MM_SHUFFLE(2, 2, 0, 0));
+  // One step away from zero when e has the sum's sign, towards zero otherwise.
+  const __m128i towards_zero = _mm_srli_epi64(_mm_xor_si128(_mm_castpd_si128(error), bits), 63);
+  const __m128i step = _mm_sub_epi64(one, _mm_add_epi64(towards_zero, towards_zero));
+  const __m128i move = _mm_and_si128(_mm_and_si128(_mm_castpd_si128(inexact), even), step);
+  const __m128d odd = _mm_castsi128_pd(_mm_add_epi64(bits, move));
+  return _mm_cvtps_pd(_mm_cvtpd_ps(odd));
+}
+
+// The 6x16 tile two columns at a time: six accumulators of two lanes.
 void micro_kernel_baseline(int64_t kc, const float* a, const float* b, float* const* rows,
                            float alpha, bool overwrite) {
-  const __m128 va = _mm_set1_ps(alpha);
-  for (int h = 0; h < 2; ++h) {
-    __m128 c[kMr][2];
-    for (int i = 0; i < kMr; ++i) c[i][0] = c[i][1] = _mm_setzero_ps();
+  for (int j = 0; j < kNr; j += 2) {
+    __m128d c[kMr];
+    for (int i = 0; i < kMr; ++i) c[i] = _mm_setzero_pd();
     const float* ap = a;
-    const float* bp = b + h * 8;
+    const float* bp = b + j;
     for (int64_t p = 0; p < kc; ++p) {
-      const __m128 b0 = _mm_load_ps(bp);
-      const __m128 b1 = _mm_load_ps(bp + 4);
+      const __m128d bv = _mm_cvtps_pd(
+          _mm_castsi128_ps(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(bp))));
 #pragma GCC unroll 6
       for (int i = 0; i < kMr; ++i) {
-        const __m128 av = _mm_load1_ps(ap + i);
-        c[i][0] = _mm_add_ps(c[i][0], _mm_mul_ps(av, b0));
-        c[i][1] = _mm_add_ps(c[i][1], _mm_mul_ps(av, b1));
+        c[i] = fused_multiply_add(_mm_set1_pd(static_cast<double>(ap[i])), bv, c[i]);
       }
       ap += kMr;
       bp += kNr;
     }
     for (int i = 0; i < kMr; ++i) {
-      float* out = rows[i] + h * 8;
+      float sums[4];
+      _mm_storeu_ps(sums, _mm_cvtpd_ps(c[i]));
+      float* out = rows[i] + j;
       for (int q = 0; q < 2; ++q) {
-        const __m128 scaled = _mm_mul_ps(va, c[i][q]);
-        _mm_storeu_ps(out + 4 * q,
-                      overwrite ? scaled : _mm_add_ps(_mm_loadu_ps(out + 4 * q), scaled));
+        const float scaled = alpha * sums[q];
+        out[q] = overwrite ? scaled : out[q] + scaled;
       }
     }
   }
@@ -56,21 +82,18 @@ void micro_kernel_baseline(int64_t kc, const float* a, const float* b, float* co
 #else
 void micro_kernel_baseline(int64_t kc, const float* a, const float* b, float* const* rows,
                            float alpha, bool overwrite) {
-  constexpr int kHalf = kNr / 2;
-  for (int h = 0; h < 2; ++h) {
-    float c[kMr][kHalf] = {};
-    const float* ap = a;
-    const float* bp = b + h * kHalf;
-    for (int64_t p = 0; p < kc; ++p) {
-      for (int i = 0; i < kMr; ++i) {
-        for (int j = 0; j < kHalf; ++j) c[i][j] += ap[i] * bp[j];
-      }
-      ap += kMr;
-      bp += kNr;
-    }
+  float c[kMr][kNr] = {};
+  for (int64_t p = 0; p < kc; ++p) {
     for (int i = 0; i < kMr; ++i) {
-      float* out = rows[i] + h * kHalf;
-      for (int j = 0; j < kHalf; ++j) out[j] = (overwrite ? 0.0f : out[j]) + alpha * c[i][j];
+      for (int j = 0; j < kNr; ++j) c[i][j] = std::fma(a[i], b[j], c[i][j]);
+    }
+    a += kMr;
+    b += kNr;
+  }
+  for (int i = 0; i < kMr; ++i) {
+    for (int j = 0; j < kNr; ++j) {
+      const float scaled = alpha * c[i][j];
+      rows[i][j] = overwrite ? scaled : rows[i][j] + scaled;
     }
   }
 }
@@ -79,8 +102,6 @@ void micro_kernel_baseline(int64_t kc, const float* a, const float* b, float* co
 detail::MicroKernelF32 kernel_of(Path path) {
   switch (path) {
 #if defined(ETKIT_GEMM_X86)
-    case Path::kAvx2:
-      return detail::micro_kernel_avx2;
     case Path::kAvx2Fma:
       return detail::micro_kernel_avx2_fma;
 #endif
@@ -89,15 +110,9 @@ detail::MicroKernelF32 kernel_of(Path path) {
   }
 }
 
-// The default is the fastest path whose results equal the baseline's bit for bit: AVX2 with a
-// separate multiply and add, never FMA. A fused multiply-add rounds once where the others round
-// twice, so outputs (and every golden file and cross-machine diff of them) would depend on the
-// machine, as DESIGN.md decides against for the float loops too. The price is speed: on this
-// project's machines (AMD EPYC, idle) the AVX2 path runs at about 0.75x the FMA one (DESIGN.md,
-// "GEMM is our own blocked kernel"); the FMA path stays for tests and for a caller that opts in
-// with force_path.
+// Every path gives the same bits, so the default is simply the fastest the CPU has.
 Path best_path() {
-  return path_supported(Path::kAvx2) ? Path::kAvx2 : Path::kBaseline;
+  return path_supported(Path::kAvx2Fma) ? Path::kAvx2Fma : Path::kBaseline;
 }
 
 struct Selection {
@@ -115,8 +130,6 @@ Selection& selection() {
 
 const char* path_name(Path path) {
   switch (path) {
-    case Path::kAvx2:
-      return "avx2";
     case Path::kAvx2Fma:
       return "avx2+fma";
     default:
@@ -139,8 +152,6 @@ bool path_supported(Path path) {
     case Path::kBaseline:
       return true;
 #if defined(ETKIT_GEMM_X86)
-    case Path::kAvx2:
-      return __builtin_cpu_supports("avx2");
     case Path::kAvx2Fma:
       return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
 #endif

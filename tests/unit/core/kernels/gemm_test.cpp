@@ -92,7 +92,6 @@ const Case kCases[] = {
 
 TEST_CASE("gemm: names and support of the CPU paths") {
   CHECK(std::string(gemm::path_name(gemm::Path::kBaseline)) == "baseline");
-  CHECK(std::string(gemm::path_name(gemm::Path::kAvx2)) == "avx2");
   CHECK(std::string(gemm::path_name(gemm::Path::kAvx2Fma)) == "avx2+fma");
   CHECK(gemm::path_supported(gemm::Path::kBaseline));
   CHECK(gemm::path_supported(gemm::active_path()));
@@ -111,11 +110,11 @@ TEST_CASE("gemm: a path from its name (trace-run --gemm-path)") {
     CHECK(gemm::path_from_name(gemm::path_name(path), &parsed));
     CHECK(parsed == path);
   }
-  gemm::Path untouched = gemm::Path::kAvx2;
-  for (const char* bad : {"", "AVX2", "avx512", "avx2+", "fma", "avx2 "}) {
+  gemm::Path untouched = gemm::Path::kAvx2Fma;
+  for (const char* bad : {"", "avx2", "AVX2+FMA", "avx512", "avx2+", "fma", "baseline "}) {
     CAPTURE(bad);
     CHECK_FALSE(gemm::path_from_name(bad, &untouched));
-    CHECK(untouched == gemm::Path::kAvx2);
+    CHECK(untouched == gemm::Path::kAvx2Fma);
   }
 }
 
@@ -162,11 +161,9 @@ TEST_CASE("gemm: small integers give the same exact product on every path") {
   gemm::force_path(before);
 }
 
-TEST_CASE("gemm: the default path gives the baseline's bits on random operands") {
-  // Every path sums over p in the same order; without FMA each step rounds the product and the
-  // sum as the baseline does, so the default path must equal it bit for bit (goldens and diffs
-  // across machines depend on it). FMA is the one path allowed to differ, and is not a default.
-  CHECK(gemm::active_path() != gemm::Path::kAvx2Fma);
+TEST_CASE("gemm: every path gives the baseline's bits on random operands") {
+  // Every path sums over p in the same order with one fused multiply-add per step, so the default
+  // path must equal the baseline bit for bit (goldens and diffs across machines depend on it).
   const int n = 101, m = 300, k = 530;
   const auto av = pseudo_random(static_cast<size_t>(n * k), 21);
   const auto bv = pseudo_random(static_cast<size_t>(k * m), 22);
@@ -177,13 +174,100 @@ TEST_CASE("gemm: the default path gives the baseline's bits on random operands")
   REQUIRE(gemm::force_path(gemm::Path::kBaseline));
   gemm::gemm<float>(n, m, k, 0.75f, {a.data(), k, 1}, {b.data(), m, 1}, {want.data(), m, 1},
                     false);
-  for (gemm::Path path : {gemm::Path::kAvx2, before}) {
+  int paths = 0;
+  for (gemm::Path path : gemm::kPaths) {
     if (!gemm::force_path(path)) continue;
+    ++paths;
     CAPTURE(gemm::path_name(path));
     std::vector<float> got(want.size());
     gemm::gemm<float>(n, m, k, 0.75f, {a.data(), k, 1}, {b.data(), m, 1}, {got.data(), m, 1},
                       false);
     CHECK(std::memcmp(got.data(), want.data(), want.size() * sizeof(float)) == 0);
+  }
+  gemm::force_path(before);
+  MESSAGE("GEMM paths compared: " << paths);
+}
+
+// out = alpha * (sum over p of a[i][p] * b[p][j], one std::fma per step from zero), added to
+// out when accumulating: what every path must give for k within one kKc block.
+std::vector<float> fused_reference(const std::vector<float>& a, const std::vector<float>& b,
+                                   const std::vector<float>& c0, int n, int m, int k, float alpha,
+                                   bool accumulate) {
+  std::vector<float> out(c0);
+  for (int i = 0; i < n; ++i) {
+    for (int j = 0; j < m; ++j) {
+      float sum = 0.0f;
+      for (int p = 0; p < k; ++p) {
+        sum = std::fma(a[static_cast<size_t>(i * k + p)], b[static_cast<size_t>(p * m + j)], sum);
+      }
+      float& o = out[static_cast<size_t>(i * m + j)];
+      o = accumulate ? o + alpha * sum : alpha * sum;
+    }
+  }
+  return out;
+}
+
+TEST_CASE("gemm: each step is one fused multiply-add, rounded once, on every path") {
+  // Operands spread over 2^-32 .. 2^31 so that sums cancel and round at every scale; whole and
+  // partial tiles, overwritten and accumulated.
+  const int n = 13, m = 37, k = 256;
+  std::vector<float> a(static_cast<size_t>(n * k)), b(static_cast<size_t>(k * m));
+  std::vector<float> c0(static_cast<size_t>(n * m));
+  uint32_t state = 12345;
+  const auto next = [&state] {
+    state = state * 1664525u + 1013904223u;
+    const float mantissa = static_cast<float>(static_cast<int32_t>(state >> 8) - (1 << 23));
+    state = state * 1664525u + 1013904223u;
+    return std::ldexp(mantissa, static_cast<int>(state >> 26) - 32 - 23);
+  };
+  for (float& v : a) v = next();
+  for (float& v : b) v = next();
+  for (float& v : c0) v = next();
+  const gemm::Path before = gemm::active_path();
+  for (gemm::Path path : gemm::kPaths) {
+    if (!gemm::force_path(path)) continue;
+    CAPTURE(gemm::path_name(path));
+    for (bool accumulate : {false, true}) {
+      CAPTURE(accumulate);
+      const std::vector<float> want = fused_reference(a, b, c0, n, m, k, 0.75f, accumulate);
+      std::vector<float> got(c0);
+      gemm::gemm<float>(n, m, k, 0.75f, {a.data(), k, 1}, {b.data(), m, 1}, {got.data(), m, 1},
+                        accumulate);
+      CHECK(std::memcmp(got.data(), want.data(), want.size() * sizeof(float)) == 0);
+    }
+  }
+  gemm::force_path(before);
+}
+
+TEST_CASE("gemm: a fused step rounds as fmaf where rounding twice would not") {
+  // 1 + x with x just under (or over) half of float's last place at 1, by less than double's
+  // last place: rounding x + 1 to double first lands exactly halfway, and the tie goes to even,
+  // the wrong way. 11728083 * 12000042 = 2^47 + 224158.
+  const float just_over = std::ldexp(11728083.0f, -23);
+  const float just_over_b = std::ldexp(12000042.0f, -48);
+  const float one_up = 1.0f + std::ldexp(1.0f, -23);
+  struct Fused {
+    float a0, b0, a1, b1, want;
+  } cases[] = {
+      // (1 + 2^-23) * 2^-24 (1 - 2^-23) = 2^-24 - 2^-70, added to 1 + 2^-23: stays 1 + 2^-23.
+      {1.0f, one_up, one_up, std::ldexp(1.0f - std::ldexp(1.0f, -23), -24), one_up},
+      {-1.0f, one_up, -one_up, std::ldexp(1.0f - std::ldexp(1.0f, -23), -24), -one_up},
+      // 2^-24 (1 + 224158 * 2^-47) added to 1: rounds up to 1 + 2^-23.
+      {1.0f, 1.0f, just_over, just_over_b, one_up},
+      {-1.0f, 1.0f, -just_over, just_over_b, -one_up},
+  };
+  const gemm::Path before = gemm::active_path();
+  for (gemm::Path path : gemm::kPaths) {
+    if (!gemm::force_path(path)) continue;
+    CAPTURE(gemm::path_name(path));
+    for (const Fused& f : cases) {
+      CHECK(std::fma(f.a1, f.b1, f.a0 * f.b0) == f.want);
+      const float a[2] = {f.a0, f.a1};
+      const float b[2] = {f.b0, f.b1};
+      float out = 0.0f;
+      gemm::gemm<float>(1, 1, 2, 1.0f, {a, 2, 1}, {b, 1, 1}, {&out, 1, 1}, false);
+      CHECK(out == f.want);
+    }
   }
   gemm::force_path(before);
 }

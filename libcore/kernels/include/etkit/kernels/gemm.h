@@ -7,11 +7,12 @@
 // micro-kernel walks one B panel (in L1) against every A panel of the block. Packing buffers
 // live on the stack (608 KiB for float, 48 KiB for double): no heap, no scratch.
 //
-// The float micro-kernel is chosen once per process by CPUID (gemm_dispatch.cpp): baseline
-// x86-64 (SSE2, two 6x8 halves; plain C++ elsewhere), AVX2 (mul + add), AVX2 + FMA;
-// the tile shape and block sizes are the same on every path, so the packing policies below
-// do not depend on the path. The paths differ only in rounding (FMA rounds once). Double uses
-// the plain C++ micro-kernel on every machine.
+// The float micro-kernel is chosen once per process by CPUID (gemm_dispatch.cpp): AVX2 + FMA, or
+// the baseline (SSE2 on x86-64, plain C++ elsewhere). Every path computes each step of p as one
+// fused multiply-add rounded once to float (the baseline emulates it exactly), in the same order,
+// so all give the same bits; the tile shape and block sizes are the same on every path, so the
+// packing policies below do not depend on the path. Double uses the plain C++ micro-kernel on
+// every machine.
 //
 // A, B and C are policies so that convolution can run as an implicit GEMM: its B source builds
 // the im2col matrix while packing (no im2col buffer), its A source reads the weight in any dim
@@ -61,11 +62,11 @@ struct Blocking<double> {
   static constexpr int64_t kNc = 32;
 };
 
-// The instruction-set paths of the float micro-kernel.
-enum class Path { kBaseline, kAvx2, kAvx2Fma };
-inline constexpr Path kPaths[] = {Path::kBaseline, Path::kAvx2, Path::kAvx2Fma};
+// The instruction-set paths of the float micro-kernel; they differ in speed only.
+enum class Path { kBaseline, kAvx2Fma };
+inline constexpr Path kPaths[] = {Path::kBaseline, Path::kAvx2Fma};
 
-// "baseline", "avx2", "avx2+fma".
+// "baseline", "avx2+fma".
 const char* path_name(Path path);
 // The path named `name` (as path_name spells it); false for any other name.
 bool path_from_name(std::string_view name, Path* path);
@@ -81,7 +82,8 @@ namespace detail {
 
 // rows[i][0, 16) = (overwrite ? 0 : rows[i][0, 16)) + alpha * (packed A panel x packed B panel
 // over kc), for i in [0, 6): a 6 x kc panel (column by column) times a kc x 16 panel (row by
-// row). The sum is multiplied by alpha, then added, so a tile stored through a scratch tile and
+// row). The sum starts at zero and takes one fused multiply-add per p, in order; it is then
+// multiplied by alpha and added (two roundings), so a tile stored through a scratch tile and
 // store_tile rounds as one stored in place.
 using MicroKernelF32 = void (*)(int64_t kc, const float* a, const float* b, float* const* rows,
                                 float alpha, bool overwrite);
