@@ -19,8 +19,8 @@ constexpr size_t kHeaderOffset = 8;
 constexpr size_t kMinHeaderLength = 24;
 constexpr size_t kMinimumAlignment = 16;
 // flatbuffers' FLATBUFFERS_MIN_BUFFER_SIZE: root offset, table offset, vtable size and length.
-constexpr uint64_t kMinFlatBufferSize = sizeof(flatbuffers::uoffset_t) +
-                                        sizeof(flatbuffers::soffset_t) + 2 * sizeof(uint16_t);
+constexpr uint64_t kMinFlatBufferSize =
+    sizeof(flatbuffers::uoffset_t) + sizeof(flatbuffers::soffset_t) + 2 * sizeof(uint16_t);
 
 flatbuffers::Verifier::Options verifier_options() {
   flatbuffers::Verifier::Options options;
@@ -56,10 +56,10 @@ bool verify_program_table(flatbuffers::Verifier& v, const fb::Program* p) {
          v.VerifyVectorOfTables(p->constant_buffer()) &&
          t->VerifyOffset(v, P::VT_BACKEND_DELEGATE_DATA) &&
          v.VerifyVector(p->backend_delegate_data()) &&
-         v.VerifyVectorOfTables(p->backend_delegate_data()) &&
-         t->VerifyOffset(v, P::VT_SEGMENTS) && v.VerifyVector(p->segments()) &&
-         v.VerifyVectorOfTables(p->segments()) && t->VerifyOffset(v, P::VT_CONSTANT_SEGMENT) &&
-         v.VerifyTable(p->constant_segment()) && t->VerifyOffset(v, P::VT_MUTABLE_DATA_SEGMENTS) &&
+         v.VerifyVectorOfTables(p->backend_delegate_data()) && t->VerifyOffset(v, P::VT_SEGMENTS) &&
+         v.VerifyVector(p->segments()) && v.VerifyVectorOfTables(p->segments()) &&
+         t->VerifyOffset(v, P::VT_CONSTANT_SEGMENT) && v.VerifyTable(p->constant_segment()) &&
+         t->VerifyOffset(v, P::VT_MUTABLE_DATA_SEGMENTS) &&
          v.VerifyVector(p->mutable_data_segments()) &&
          v.VerifyVectorOfTables(p->mutable_data_segments()) &&
          t->VerifyOffset(v, P::VT_NAMED_DATA) && v.VerifyVector(p->named_data()) &&
@@ -335,15 +335,14 @@ Result<Program> Program::load(const DataLoader& loader, const NamedDataMap* exte
                                  verifier_options());
   const flatbuffers::uoffset_t root_offset =
       program_size >= kMinFlatBufferSize ? verifier.VerifyOffset(0) : 0;
-  if (root_offset == 0 ||
-      !verify_program_table(verifier,
-                            reinterpret_cast<const fb::Program*>(file.data() + root_offset))) {
+  const auto* root = reinterpret_cast<const fb::Program*>(file.data() + root_offset);
+  if (root_offset == 0 || !verify_program_table(verifier, root)) {
     return Error(ErrorCode::InvalidProgram,
                  "corrupt program: the FlatBuffer in the first %" PRIu64 " bytes does not verify",
                  program_size);
   }
   program.flatbuffer_size_ = program_size;
-  program.root_ = fb::GetProgram(file.data());
+  program.root_ = root;
   ETKIT_TRY(detail::validate_program(program));
   return program;
 }

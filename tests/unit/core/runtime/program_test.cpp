@@ -91,7 +91,7 @@ TEST_CASE("program: a method with a bad index is refused when asked for, the oth
   CHECK(std::vector<float>(out, out + 4) == std::vector<float>{4, 5, 10, 11});
 }
 
-TEST_CASE("program: a method whose FlatBuffer tables are damaged fails when asked for, not at load") {
+TEST_CASE("program: a method with damaged FlatBuffer tables fails when asked for, not at load") {
   AlignedBytes bytes = AlignedBytes::read(fixture("pte/np-const-methods.pte"));
   REQUIRE(bytes.size() > 0);
   // Find get_double's value table in the intact file, then give it an impossible length.
@@ -99,12 +99,13 @@ TEST_CASE("program: a method whose FlatBuffer tables are damaged fails when aske
   {
     Result<Program> intact = load_bytes(bytes);
     REQUIRE(intact.ok());
-    const auto* root = static_cast<const executorch_flatbuffer::Program*>(intact->flatbuffer_root());
+    const auto* root =
+        static_cast<const executorch_flatbuffer::Program*>(intact->flatbuffer_root());
     const void* other_values = nullptr;
     for (const auto* plan : *root->execution_plan()) {
       if (plan->name()->string_view() == "get_double") {
-        length_at = static_cast<size_t>(reinterpret_cast<const uint8_t*>(plan->values()) -
-                                        bytes.data());
+        length_at =
+            static_cast<size_t>(reinterpret_cast<const uint8_t*>(plan->values()) - bytes.data());
       } else if (plan->name()->string_view() == "get_scalar") {
         other_values = plan->values();
       }
