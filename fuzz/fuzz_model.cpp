@@ -21,5 +21,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const etkit::BufferDataLoader loader(bytes.span());
   etkit::Result<etkit::Program> program = etkit::Program::load(loader);
   if (!program.ok()) __builtin_trap();  // export wrote a program its own loader refuses
+  // Methods are verified when first asked for: each one must verify too.
+  for (size_t m = 0; m < program->num_methods(); ++m) {
+    if (!program->method_meta(program->method_name(m)).ok()) __builtin_trap();
+  }
   return 0;
 }

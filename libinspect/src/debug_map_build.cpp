@@ -546,6 +546,14 @@ Result<BuiltDebugMap> build_debug_map(const DebugMapBuildRequest& request) {
 
   const size_t slash = request.program.rfind('/');
   std::string name = slash == std::string::npos ? request.program : request.program.substr(slash + 1);
+  // Every method is verified before `program_debug_map` reads it (it skips one that is not):
+  // a damaged method is an error here, not a map without it.
+  for (size_t m = 0; m < program.program().num_methods(); ++m) {
+    ETKIT_TRY(program.program()
+                  .method_meta(program.program().method_name(m))
+                  .error()
+                  .with_context("%s", request.program.c_str()));
+  }
   BuiltDebugMap built;
   ETKIT_ASSIGN_OR_RETURN(built.map, merge_debug_maps(program_debug_map(program.program(), std::move(name)),
                                                      request.program, sources));

@@ -68,7 +68,8 @@ int list_methods(const ProgramFile& file, const TraceRunOptions& options) {
     const std::string_view name = program.method_name(m);
     if (!options.method.empty() && name != options.method) continue;
     Result<MethodMeta> meta = program.method_meta(name);
-    if (!meta.ok()) return report(kTraceRun, meta.error());
+    // Listing verifies each method it describes (a damaged one is reported here, by name).
+    if (!meta.ok()) return report(kTraceRun, meta.error().with_context("%s", file.path().c_str()));
     nlohmann::ordered_json jm;
     jm["name"] = std::string(name);
     jm["instructions"] = meta->num_instructions();

@@ -126,7 +126,10 @@ int run_calls(const ProgramFile& file, const TraceRunOptions& options) {
     }
     Result<MethodMeta> meta = program.method_meta(call->method);
     if (!meta.ok()) {
-      print_error(kTraceRun, meta.error().with_context("%s", file.path().c_str()).message());
+      const Error e = meta.error().with_context("%s", file.path().c_str());
+      // A damaged method is invalid input, not a usage error.
+      if (e.code() == ErrorCode::InvalidProgram) return report(kTraceRun, e);
+      print_error(kTraceRun, e.message());
       return kExitUsage;
     }
     calls.push_back(std::move(call).get());

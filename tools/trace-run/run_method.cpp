@@ -100,6 +100,8 @@ int run_method(const ProgramFile& file, const TraceRunOptions& options) {
   const Program& program = file.program();
   Result<std::string> name = choose_method(program, options.method, file.path());
   if (!name.ok()) {
+    // A damaged method is invalid input, not a usage error.
+    if (name.error().code() == ErrorCode::InvalidProgram) return report(kTraceRun, name.error());
     print_error(kTraceRun, name.error().message());
     return kExitUsage;
   }

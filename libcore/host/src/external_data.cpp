@@ -370,7 +370,11 @@ bool uses_external_data(const Program& program) {
   namespace pfb = executorch_flatbuffer;
   const auto* root = static_cast<const pfb::Program*>(program.flatbuffer_root());
   if (root == nullptr || root->execution_plan() == nullptr) return false;
-  for (const pfb::ExecutionPlan* plan : *root->execution_plan()) {
+  for (size_t m = 0; m < program.num_methods(); ++m) {
+    // A method's tables are read only once verified. A damaged method may use external data
+    // (its own load reports the damage).
+    if (!program.method_meta(program.method_name(m)).ok()) return true;
+    const pfb::ExecutionPlan* plan = root->execution_plan()->Get(static_cast<uint32_t>(m));
     if (plan == nullptr || plan->values() == nullptr) continue;
     for (const pfb::EValue* v : *plan->values()) {
       if (v == nullptr || v->val_type() != pfb::KernelTypes::Tensor) continue;

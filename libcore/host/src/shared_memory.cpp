@@ -313,8 +313,14 @@ SharedMemoryManager::~SharedMemoryManager() = default;
 
 Result<SharedMemoryManager> SharedMemoryManager::create(const Program& program) {
   SharedMemoryManager manager;
-  const bool has_names = program.method_meta(kSharedBufferNamesMethod).ok();
-  const bool has_plan = program.method_meta(kSharedBufferPlanMethod).ok();
+  // Methods are verified when first asked for: a damaged one is an error, not an absent one.
+  const Result<MethodMeta> names_meta = program.method_meta(kSharedBufferNamesMethod);
+  const Result<MethodMeta> plan_meta = program.method_meta(kSharedBufferPlanMethod);
+  for (const Result<MethodMeta>* r : {&names_meta, &plan_meta}) {
+    if (!r->ok() && r->error().code() != ErrorCode::NotFound) return r->error();
+  }
+  const bool has_names = names_meta.ok();
+  const bool has_plan = plan_meta.ok();
   if (!has_names && !has_plan) return manager;
   if (has_names != has_plan) {
     const std::string_view have = has_names ? kSharedBufferNamesMethod : kSharedBufferPlanMethod;

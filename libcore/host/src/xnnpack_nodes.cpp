@@ -30,6 +30,11 @@ class ProgramData final : public NamedDataMap {
 Result<std::vector<XnnpackNodeInfo>> xnnpack_delegate_nodes(const Program& program,
                                                             std::string_view method,
                                                             uint32_t chain, uint32_t instruction) {
+  // Verifies the method before its tables are read (an unknown one is reported below).
+  if (Result<MethodMeta> meta = program.method_meta(method);
+      !meta.ok() && meta.error().code() != ErrorCode::NotFound) {
+    return meta.error();
+  }
   const auto* root = static_cast<const fb::Program*>(program.flatbuffer_root());
   const fb::ExecutionPlan* plan = nullptr;
   for (const fb::ExecutionPlan* p : *root->execution_plan()) {

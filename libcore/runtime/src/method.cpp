@@ -64,8 +64,9 @@ size_t MethodMeta::method_allocator_bytes() const {
 Result<Method> Method::load(const Program& program, std::string_view name,
                             const MemoryManager& memory, const KernelRegistry& kernels,
                             const BackendRegistry& backends, EventTracer* tracer) {
+  // Verifies the method (once per program) before anything reads its tables.
+  if (Result<MethodMeta> meta = program.method_meta(name); !meta.ok()) return meta.error();
   const fb::ExecutionPlan* plan = detail::find_plan(program, name);
-  if (plan == nullptr) return program.method_meta(name).error();
   if (memory.method_allocator == nullptr) {
     return Error(ErrorCode::InvalidArgument, "no method allocator given");
   }

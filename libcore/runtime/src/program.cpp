@@ -18,14 +18,52 @@ namespace {
 constexpr size_t kHeaderOffset = 8;
 constexpr size_t kMinHeaderLength = 24;
 constexpr size_t kMinimumAlignment = 16;
+// flatbuffers' FLATBUFFERS_MIN_BUFFER_SIZE: root offset, table offset, vtable size and length.
+constexpr uint64_t kMinFlatBufferSize =
+    sizeof(flatbuffers::uoffset_t) + sizeof(flatbuffers::soffset_t) + 2 * sizeof(uint16_t);
 
+flatbuffers::Verifier::Options verifier_options() {
+  flatbuffers::Verifier::Options options;
+  options.max_depth = 64;
+  options.max_tables = 10'000'000;
+  return options;
+}
 
-
-const fb::ExecutionPlan* find_plan(const fb::Program* p, std::string_view name) {
-  for (const fb::ExecutionPlan* plan : *p->execution_plan()) {
-    if (fb_string(plan->name()) == name) return plan;
+// The generated `Program::Verify`, field by field, except that of each method only the table
+// and its name are verified: the rest of a method is verified the first time it is asked for
+// (`Program::verify_method`). Keep in step with the Program table of formats/program.fbs: a
+// field added there must be verified here.
+bool verify_program_table(flatbuffers::Verifier& v, const fb::Program* p) {
+  using P = fb::Program;
+  // The generated tables derive privately from `flatbuffers::Table` and are its bytes, which is
+  // how flatbuffers itself reads them.
+  const auto* t = reinterpret_cast<const flatbuffers::Table*>(p);
+  if (!(t->VerifyTableStart(v) && t->VerifyField<uint32_t>(v, P::VT_VERSION, 4) &&
+        t->VerifyOffset(v, P::VT_EXECUTION_PLAN) && v.VerifyVector(p->execution_plan()))) {
+    return false;
   }
-  return nullptr;
+  if (const auto* plans = p->execution_plan()) {
+    for (flatbuffers::uoffset_t i = 0; i < plans->size(); ++i) {
+      const fb::ExecutionPlan* plan = plans->Get(i);
+      const auto* pt = reinterpret_cast<const flatbuffers::Table*>(plan);
+      if (!(pt->VerifyTableStart(v) && pt->VerifyOffset(v, fb::ExecutionPlan::VT_NAME) &&
+            v.VerifyString(plan->name()) && v.EndTable())) {
+        return false;
+      }
+    }
+  }
+  return t->VerifyOffset(v, P::VT_CONSTANT_BUFFER) && v.VerifyVector(p->constant_buffer()) &&
+         v.VerifyVectorOfTables(p->constant_buffer()) &&
+         t->VerifyOffset(v, P::VT_BACKEND_DELEGATE_DATA) &&
+         v.VerifyVector(p->backend_delegate_data()) &&
+         v.VerifyVectorOfTables(p->backend_delegate_data()) && t->VerifyOffset(v, P::VT_SEGMENTS) &&
+         v.VerifyVector(p->segments()) && v.VerifyVectorOfTables(p->segments()) &&
+         t->VerifyOffset(v, P::VT_CONSTANT_SEGMENT) && v.VerifyTable(p->constant_segment()) &&
+         t->VerifyOffset(v, P::VT_MUTABLE_DATA_SEGMENTS) &&
+         v.VerifyVector(p->mutable_data_segments()) &&
+         v.VerifyVectorOfTables(p->mutable_data_segments()) &&
+         t->VerifyOffset(v, P::VT_NAMED_DATA) && v.VerifyVector(p->named_data()) &&
+         v.VerifyVectorOfTables(p->named_data()) && v.EndTable();
 }
 
 const fb::EValue* plan_value(const fb::ExecutionPlan* plan, int32_t index) {
@@ -291,16 +329,20 @@ Result<Program> Program::load(const DataLoader& loader, const NamedDataMap* exte
     program.segment_base_ = segment_base;
   }
 
-  flatbuffers::Verifier::Options options;
-  options.max_depth = 64;
-  options.max_tables = 10'000'000;
-  flatbuffers::Verifier verifier(file.data(), static_cast<size_t>(program_size), options);
-  if (!fb::VerifyProgramBuffer(verifier)) {
+  // As `VerifyProgramBuffer` (minimum size, identifier, root offset), then the root table
+  // without the methods' contents.
+  flatbuffers::Verifier verifier(file.data(), static_cast<size_t>(program_size),
+                                 verifier_options());
+  const flatbuffers::uoffset_t root_offset =
+      program_size >= kMinFlatBufferSize ? verifier.VerifyOffset(0) : 0;
+  const auto* root = reinterpret_cast<const fb::Program*>(file.data() + root_offset);
+  if (root_offset == 0 || !verify_program_table(verifier, root)) {
     return Error(ErrorCode::InvalidProgram,
                  "corrupt program: the FlatBuffer in the first %" PRIu64 " bytes does not verify",
                  program_size);
   }
-  program.root_ = fb::GetProgram(file.data());
+  program.flatbuffer_size_ = program_size;
+  program.root_ = root;
   ETKIT_TRY(detail::validate_program(program));
   return program;
 }
@@ -312,17 +354,48 @@ std::string_view Program::method_name(size_t i) const {
 }
 
 Result<MethodMeta> Program::method_meta(std::string_view name) const {
-  const fb::ExecutionPlan* plan = find_plan(fb_program(*this), name);
-  if (plan == nullptr) {
-    std::string names;
-    for (size_t i = 0; i < num_methods(); ++i) {
-      if (i > 0) names += ", ";
-      names += method_name(i);
-    }
-    return Error(ErrorCode::NotFound, "no method '%.*s' (the program has: %s)",
-                 static_cast<int>(name.size()), name.data(), names.c_str());
+  for (size_t i = 0; i < num_methods(); ++i) {
+    if (method_name(i) != name) continue;
+    ETKIT_TRY(verify_method(i));
+    return MethodMeta(fb_program(*this)->execution_plan()->Get(static_cast<uint32_t>(i)));
   }
-  return MethodMeta(plan);
+  std::string names;
+  for (size_t i = 0; i < num_methods(); ++i) {
+    if (i > 0) names += ", ";
+    names += method_name(i);
+  }
+  return Error(ErrorCode::NotFound, "no method '%.*s' (the program has: %s)",
+               static_cast<int>(name.size()), name.data(), names.c_str());
+}
+
+Error Program::verify_method(size_t i) const {
+  const uint64_t bit = i < 64 ? uint64_t{1} << i : 0;
+  if ((verified_.load(std::memory_order_acquire) & bit) != 0) return Error();
+  const fb::ExecutionPlan* plan =
+      fb_program(*this)->execution_plan()->Get(static_cast<uint32_t>(i));
+  // A fresh verifier over the same bytes: offsets, bounds and alignment are checked exactly as
+  // when the whole program is verified at once; depth and table count are per method.
+  flatbuffers::Verifier verifier(file_.data(), static_cast<size_t>(flatbuffer_size_),
+                                 verifier_options());
+  if (!plan->Verify(verifier)) {
+    return Error(ErrorCode::InvalidProgram,
+                 "method '%s': corrupt program: the method's FlatBuffer tables do not verify",
+                 plan->name()->c_str());
+  }
+  ETKIT_TRY(detail::validate_method(*this, plan));
+  verified_.fetch_or(bit, std::memory_order_acq_rel);
+  return Error();
+}
+
+Program& Program::operator=(const Program& other) {
+  file_ = other.file_;
+  flatbuffer_size_ = other.flatbuffer_size_;
+  root_ = other.root_;
+  external_ = other.external_;
+  segment_base_ = other.segment_base_;
+  header_length_ = other.header_length_;
+  verified_.store(other.verified_.load(std::memory_order_acquire), std::memory_order_release);
+  return *this;
 }
 
 Result<std::span<const uint8_t>> Program::segment_data(uint32_t index) const {

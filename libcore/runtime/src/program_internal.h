@@ -39,9 +39,14 @@ inline bool is_external(const fb::Tensor* t) {
          t->extra_tensor_info()->location() == fb::TensorDataLocation::EXTERNAL;
 }
 
-/// Checks every index and size of a verified program against itself and the file (see
-/// program_validation.cpp). `program` has its segment layout filled in.
+/// Checks the program-wide indices and sizes of a program whose root table is verified (see
+/// program_validation.cpp): segments, constant and mutable data tables, named data, method names.
+/// `program` has its segment layout filled in.
 Error validate_program(const Program& program);
+
+/// Checks every index and size of `plan`, whose FlatBuffer tables are verified, against itself
+/// and the program. Errors name the method.
+Error validate_method(const Program& program, const fb::ExecutionPlan* plan);
 
 /// Full operator name "ns::op.overload" (or "ns::op") written into `out`; returns its length, or
 /// 0 if it does not fit.

@@ -1,4 +1,5 @@
-// Checks every index and size of a verified program before any of it is used.
+// Checks every index and size of a verified program before any of it is used: the program-wide
+// tables when the program loads, each method when it is first asked for.
 //
 // The FlatBuffers verifier guarantees that tables, vectors and strings lie inside the buffer;
 // it knows nothing of what the numbers mean. This pass checks the meaning: value indices inside
@@ -31,7 +32,8 @@ class Validator {
  public:
   explicit Validator(const Program& program) : program_(program), p_(fb_program(program)) {}
 
-  Error run() {
+  // Program-wide tables and the methods' names (what `Program::load` verified).
+  Error run_program() {
     ETKIT_TRY(check_program_tables());
     const auto* plans = p_->execution_plan();
     if (plans == nullptr || plans->size() == 0) {
@@ -48,9 +50,13 @@ class Validator {
                        plan->name()->c_str());
         }
       }
-      ETKIT_TRY(check_plan(plan).with_context("method '%s'", plan->name()->c_str()));
     }
     return Error();
+  }
+
+  // One method whose tables are verified.
+  Error run_method(const fb::ExecutionPlan* plan) {
+    return check_plan(plan).with_context("method '%s'", plan->name()->c_str());
   }
 
  private:
@@ -423,6 +429,10 @@ size_t operator_full_name(const fb::Operator* op, char* out, size_t out_size) {
   return len;
 }
 
-Error validate_program(const Program& program) { return Validator(program).run(); }
+Error validate_program(const Program& program) { return Validator(program).run_program(); }
+
+Error validate_method(const Program& program, const fb::ExecutionPlan* plan) {
+  return Validator(program).run_method(plan);
+}
 
 }  // namespace etkit::detail

@@ -7,8 +7,12 @@
 #include <string>
 #include <vector>
 
-#include "etkit/runtime/data_loader.h"
+#include "etkit/formats/program_generated.h"
 #include "etkit/host/file_data_loader.h"
+#include "etkit/host/host_tensor.h"
+#include "etkit/host/runner.h"
+#include "etkit/runtime/data_loader.h"
+#include "etkit/runtime/method.h"
 #include "test_support.h"
 
 namespace etkit {
@@ -16,6 +20,7 @@ namespace {
 
 using testing::AlignedBytes;
 using testing::fixture;
+using testing::test_data;
 
 Result<Program> load_bytes(const AlignedBytes& bytes) {
   static std::vector<std::unique_ptr<BufferDataLoader>> loaders;  // outlive the programs
@@ -39,8 +44,95 @@ TEST_CASE("program: every readable .pte fixture loads and verifies") {
     Result<FileDataLoader> loader = FileDataLoader::open(fixture(std::string("pte/") + f));
     REQUIRE(loader.ok());
     Result<Program> program = Program::load(*loader);
-    CHECK_MESSAGE(program.ok(), std::string(program.error().message()));
+    REQUIRE_MESSAGE(program.ok(), std::string(program.error().message()));
+    // Methods are verified when first asked for: each one must verify too.
+    for (size_t m = 0; m < program->num_methods(); ++m) {
+      Result<MethodMeta> meta = program->method_meta(program->method_name(m));
+      CHECK_MESSAGE(meta.ok(), std::string(meta.error().message()));
+    }
   }
+}
+
+TEST_CASE("program: a method with a bad index is refused when asked for, the others still run") {
+  Result<FileDataLoader> f = FileDataLoader::open(test_data("one_bad_method.pte"));
+  REQUIRE(f.ok());
+  Result<Program> p = Program::load(*f);
+  REQUIRE_MESSAGE(p.ok(), std::string(p.error().message()));
+  REQUIRE(p->num_methods() == 2);
+  CHECK(p->method_name(0) == "broken");
+  CHECK(p->method_name(1) == "forward");
+  for (int attempt = 0; attempt < 2; ++attempt) {  // a failure is not remembered as a success
+    Result<MethodMeta> bad = p->method_meta("broken");
+    REQUIRE_FALSE(bad.ok());
+    CHECK(bad.error().code() == ErrorCode::InvalidProgram);
+    CHECK(message(bad.error()) ==
+          "method 'broken': chain 0 instruction 0: argument refers to value 7 of 3");
+  }
+  Result<LoadedMethod> refused = LoadedMethod::load(*p, "broken", RunnerOptions());
+  REQUIRE_FALSE(refused.ok());
+  CHECK(message(refused.error()).find("method 'broken': chain 0 instruction 0") !=
+        std::string::npos);
+
+  Result<MethodMeta> good = p->method_meta("forward");
+  REQUIRE_MESSAGE(good.ok(), std::string(good.error().message()));
+  CHECK(good->num_instructions() == 1);
+  CHECK(good->instruction_name(0) == "aten::mm.out");
+  Result<LoadedMethod> m = LoadedMethod::load(*p, "forward", RunnerOptions());
+  REQUIRE_MESSAGE(m.ok(), std::string(m.error().message()));
+  const int32_t a_sizes[] = {2, 3};
+  const int32_t b_sizes[] = {3, 2};
+  HostTensor a = HostTensor::from<float>(ScalarType::Float, a_sizes, {1, 2, 3, 4, 5, 6});
+  HostTensor b = HostTensor::from<float>(ScalarType::Float, b_sizes, {1, 0, 0, 1, 1, 1});
+  REQUIRE(m->method().set_input(0, EValue::from_tensor(&a.tensor())).ok());
+  REQUIRE(m->method().set_input(1, EValue::from_tensor(&b.tensor())).ok());
+  REQUIRE(m->method().execute().ok());
+  // [[1, 2, 3], [4, 5, 6]] @ [[1, 0], [0, 1], [1, 1]] = [[4, 5], [10, 11]]
+  const float* out = m->method().output(0).to_tensor().data_as<float>();
+  CHECK(std::vector<float>(out, out + 4) == std::vector<float>{4, 5, 10, 11});
+}
+
+TEST_CASE("program: a method with damaged FlatBuffer tables fails when asked for, not at load") {
+  AlignedBytes bytes = AlignedBytes::read(fixture("pte/np-const-methods.pte"));
+  REQUIRE(bytes.size() > 0);
+  // Find get_double's value table in the intact file, then give it an impossible length.
+  size_t length_at = 0;
+  {
+    Result<Program> intact = load_bytes(bytes);
+    REQUIRE(intact.ok());
+    const auto* root =
+        static_cast<const executorch_flatbuffer::Program*>(intact->flatbuffer_root());
+    const void* other_values = nullptr;
+    for (const auto* plan : *root->execution_plan()) {
+      if (plan->name()->string_view() == "get_double") {
+        length_at =
+            static_cast<size_t>(reinterpret_cast<const uint8_t*>(plan->values()) - bytes.data());
+      } else if (plan->name()->string_view() == "get_scalar") {
+        other_values = plan->values();
+      }
+    }
+    REQUIRE(length_at > 0);
+    REQUIRE(other_values != static_cast<const void*>(bytes.data() + length_at));
+  }
+  AlignedBytes damaged = bytes;
+  const uint32_t huge = 0x7fffffff;
+  std::memcpy(damaged.data() + length_at, &huge, sizeof(huge));
+
+  Result<Program> p = load_bytes(damaged);
+  REQUIRE_MESSAGE(p.ok(), std::string(p.error().message()));
+  CHECK(p->num_methods() == 5);
+  Result<MethodMeta> bad = p->method_meta("get_double");
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.error().code() == ErrorCode::InvalidProgram);
+  CHECK(message(bad.error()) ==
+        "method 'get_double': corrupt program: the method's FlatBuffer tables do not verify");
+  Result<MethodMeta> good = p->method_meta("get_scalar");
+  REQUIRE_MESSAGE(good.ok(), std::string(good.error().message()));
+  REQUIRE(good->num_outputs() == 1);
+  CHECK(good->output(0)->int_value == 128);
+  Result<LoadedMethod> m = LoadedMethod::load(*p, "get_scalar", RunnerOptions());
+  REQUIRE_MESSAGE(m.ok(), std::string(m.error().message()));
+  REQUIRE(m->method().execute().ok());
+  CHECK(m->method().output(0).to_int() == 128);
 }
 
 TEST_CASE("program: extended header variants") {

@@ -4,11 +4,17 @@
 //
 // Loading checks, before anything else reads the bytes: the identifier (`ET12`; another `ET??` is
 // an incompatible version; anything else is not a program), the optional `eh00` extended header
-// (24- or 32-byte variants), the FlatBuffer (verified), and then every index and size the runtime
-// will later use: value, operator, delegate, chain and instruction indices; memory ids and planned
-// ranges; constant, mutable and delegate data inside their segments; segments inside the file.
-// A `Program` keeps pointers into its loader's bytes and is cheap to move.
+// (24- or 32-byte variants), the FlatBuffer's program-wide tables (verified: segments, constants,
+// delegate data, named data, and each method's table and name, but not the method's contents),
+// and then every program-wide index and size: segments inside the file, constant and mutable
+// data offsets, unique method names. A method's own FlatBuffer tables and every index and size
+// it uses (values, operators, delegates, chains, instructions, memory ids and planned ranges, the
+// constants, mutable data and delegate data it refers to) are verified the first time the method
+// is asked for (`method_meta`, which `Method::load` calls), so a damaged method that is never
+// asked for goes unnoticed. A `Program` keeps pointers into its loader's bytes and is cheap to
+// move.
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -55,7 +61,8 @@ struct PlannedTensor {
   uint32_t data_buffer_idx = 0;
 };
 
-/// What a method looks like, without loading it.
+/// What a method looks like, without loading it. Only `Program::method_meta` makes one, after
+/// verifying the method, so every accessor reads verified tables.
 class MethodMeta {
  public:
   std::string_view name() const;
@@ -110,7 +117,10 @@ class Program {
   size_t num_methods() const;
   /// Name of method `i` (file order, which the exporter sorts by name).
   std::string_view method_name(size_t i) const;
-  /// Errors: `NotFound` naming the method and listing what exists.
+  /// Verifies the method (once per program and method; later calls reuse the result) and
+  /// describes it. Errors: `NotFound` naming the method and listing what exists;
+  /// `InvalidProgram` for a damaged method, with a message naming it and the check that failed.
+  /// Safe to call from several threads (they may verify the same method at the same time).
   Result<MethodMeta> method_meta(std::string_view name) const;
   /// True if the file had the `eh00` extended header.
   bool has_extended_header() const { return segment_base_ != 0 || header_length_ != 0; }
@@ -119,7 +129,9 @@ class Program {
 
   // --- For the runtime (Method). Spans point into the file. ---
 
-  /// The verified root table (an `executorch_flatbuffer::Program`).
+  /// The root table (an `executorch_flatbuffer::Program`). Its program-wide tables and each
+  /// method's name are verified; a method's other contents only once `method_meta` succeeded
+  /// for it.
   const void* flatbuffer_root() const { return root_; }
   /// Bytes of constant `index` (> 0) with at least `nbytes` available. Errors: `InvalidProgram`.
   Result<std::span<const uint8_t>> constant_data(uint32_t index, size_t nbytes) const;
@@ -131,13 +143,22 @@ class Program {
   /// `NotFound`.
   Result<NamedTensorData> named_data(std::string_view key) const;
 
+  Program(const Program& other) { *this = other; }
+  Program& operator=(const Program& other);
+
  private:
   Program() = default;
+  /// Verifies method `i` (its FlatBuffer tables, then its indices) unless already done.
+  Error verify_method(size_t i) const;
+
   std::span<const uint8_t> file_;
+  uint64_t flatbuffer_size_ = 0;  ///< Bytes of the file the FlatBuffer lies in.
   const void* root_ = nullptr;
   const NamedDataMap* external_ = nullptr;
   uint64_t segment_base_ = 0;
   uint32_t header_length_ = 0;
+  /// Bit i: method i (i < 64) verified. Methods past 64 are verified on every `method_meta`.
+  mutable std::atomic<uint64_t> verified_{0};
 };
 
 }  // namespace etkit

@@ -1,0 +1,1 @@
+cd $TEST_DATA && trace-run one_bad_method.pte --call forward:ones,ones

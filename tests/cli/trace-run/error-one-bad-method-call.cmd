@@ -1,0 +1,1 @@
+cd $TEST_DATA && trace-run one_bad_method.pte --call broken:ones,ones
