@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Dispatch benchmark through the real tool (issue #16): the 10,000 one-element adds of
-# bench/add_chain_program.h, written as a program JSON, compiled with flatc and run by trace-run.
+# bench/add_chain_program.py, compiled with flatc and run by trace-run.
 # Prints the minimum and median execute time per instruction over ITERATIONS executions, ROUNDS
 # times. With BASELINE_LIB_DIR (a copy of an older build's lib/), each round runs the same
 # trace-run binary against those libraries first and this build's second, and prints the ratio
@@ -18,29 +18,8 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 n=10000
 
-# forward(x: float32[1]): t0 = x + x; t1 = t0 + x; t0 = t1 + x; ... (values 0 x, 1 alpha, 2 and 3
-# the two temporaries), as add_chain_program.h builds it.
-python3 - "$work/add_chain.json" "$n" <<'EOF'
-import json, sys
-path, n = sys.argv[1], int(sys.argv[2])
-def tensor(offset):
-    return {"val_type": "Tensor", "val": {"scalar_type": "FLOAT", "sizes": [1], "dim_order": [0],
-            "allocation_info": {"memory_id": 1, "memory_offset_low": offset}}}
-instructions = []
-for i in range(n):
-    src = 0 if i == 0 else (2 if i % 2 == 1 else 3)
-    out = 2 if i % 2 == 0 else 3
-    instructions.append({"instr_args_type": "KernelCall",
-                         "instr_args": {"op_index": 0, "args": [src, 0, 1, out, out]}})
-plan = {"name": "forward", "values": [tensor(0), {"val_type": "Int", "val": {"int_val": 1}},
-                                      tensor(16), tensor(32)],
-        "inputs": [0], "outputs": [2 if (n - 1) % 2 == 0 else 3],
-        "chains": [{"instructions": instructions}],
-        "operators": [{"name": "aten::add", "overload": "out"}], "delegates": [],
-        "non_const_buffer_sizes": [0, 48]}
-json.dump({"version": 0, "execution_plan": [plan]}, open(path, "w"))
-EOF
-flatc --binary -o "$work" "$root/formats/program.fbs" "$work/add_chain.json"
+# forward(x: float32[1]): t0 = x + x; t1 = t0 + x; ... (bench/add_chain_program.py).
+python3 "$root/bench/add_chain_program.py" "$work" add_chain "$n" > /dev/null
 pte=$work/add_chain.pte
 
 # "min 0.575464 ms ... p50 1.147722 ms" (or "us", under a millisecond) from trace-run's time

@@ -24,30 +24,12 @@ import json, os, shutil, subprocess, sys, time
 work, schema, build, baseline, rounds, reps = sys.argv[1:7]
 rounds, reps = int(rounds), int(reps)
 
-def tensor(offset):
-    return {"val_type": "Tensor", "val": {"scalar_type": "FLOAT", "sizes": [1], "dim_order": [0],
-            "allocation_info": {"memory_id": 1, "memory_offset_low": offset}}}
+sys.path.insert(0, os.path.join(os.path.dirname(schema), "..", "bench"))
+import add_chain_program  # the 10,000 one-element adds of add_chain.sh
 
-def add_chain(name, n=10000):  # as add_chain.sh: t0 = x + x; t1 = t0 + x; t0 = t1 + x; ...
-    instructions = []
-    for i in range(n):
-        src = 0 if i == 0 else (2 if i % 2 == 1 else 3)
-        out = 2 if i % 2 == 0 else 3
-        instructions.append({"instr_args_type": "KernelCall",
-                             "instr_args": {"op_index": 0, "args": [src, 0, 1, out, out]}})
-    return {"name": name, "values": [tensor(0), {"val_type": "Int", "val": {"int_val": 1}},
-                                     tensor(16), tensor(32)],
-            "inputs": [0], "outputs": [2 if (n - 1) % 2 == 0 else 3],
-            "chains": [{"instructions": instructions}],
-            "operators": [{"name": "aten::add", "overload": "out"}], "delegates": [],
-            "non_const_buffer_sizes": [0, 48]}
-
-programs = {"add_chain": [add_chain("forward")],
-            "add_chain_x4": [add_chain(n) for n in ("forward", "m1", "m2", "m3")]}
-for name, plans in programs.items():
-    json.dump({"version": 0, "execution_plan": plans}, open(os.path.join(work, name + ".json"), "w"))
-    subprocess.run(["flatc", "--binary", "-o", work, schema, os.path.join(work, name + ".json")],
-                   check=True)
+programs = {"add_chain": ("forward",), "add_chain_x4": ("forward", "m1", "m2", "m3")}
+for name, methods in programs.items():
+    add_chain_program.write(work, name, methods)
 
 def trace_run(build_dir, args):
     env = dict(os.environ)

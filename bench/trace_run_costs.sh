@@ -76,13 +76,11 @@ mm = program("mm512", [tensor([n, n], buf=1), tensor([n, n], 0), tensor([n, n], 
 m = 1 << 20
 add = program("add1m", [tensor([m], 0), integer(1), tensor([m], m * 4)], [(0, [0, 0, 1, 2, 2])],
               ["aten::add"], [0], [2], 2 * m * 4)
-# add chain: as bench/add_chain.sh (add_chain_program.h): t0 = x + x; t1 = t0 + x; ...
-chain_n = 10000
-chain = program("add_chain",
-                [tensor([1], 0), integer(1), tensor([1], 16), tensor([1], 32)],
-                [(0, [0 if i == 0 else (2 if i % 2 == 1 else 3), 0, 1, 2 if i % 2 == 0 else 3,
-                      2 if i % 2 == 0 else 3]) for i in range(chain_n)],
-                ["aten::add"], [0], [2 if (chain_n - 1) % 2 == 0 else 3], 48)
+# add chain: bench/add_chain_program.py, as bench/add_chain.sh runs it.
+sys.path.insert(0, os.path.join(os.path.dirname(schema), "..", "bench"))
+import add_chain_program
+chain_n = add_chain_program.ADDS
+chain = add_chain_program.write(work, "add_chain")
 
 def run(build_dir, args):
     """BUILD_DIR/bin/trace-run ARGS --format json on BUILD_DIR/lib: (wall s, timings)."""
