@@ -89,6 +89,10 @@ using MicroKernelF32 = void (*)(int64_t kc, const float* a, const float* b, floa
                                 float alpha, bool overwrite);
 MicroKernelF32 micro_kernel_f32();
 
+// panel[p * 6 + i] = rows[i][p] for p in [0, kc), i in [0, 6): a whole float A panel from six
+// contiguous rows (gemm_pack.cpp).
+void pack_a_rows_f32(const float* const* rows, int64_t kc, float* panel);
+
 }  // namespace detail
 
 // A as a strided matrix.
@@ -108,6 +112,12 @@ struct StridedA {
         // A whole panel: kMr streams along the rows, no test per element.
         const T* rows[static_cast<size_t>(kMr)];
         for (int i = 0; i < kMr; ++i) rows[i] = base + (ir + i) * a.rs;
+        if constexpr (std::is_same_v<T, float>) {
+          if (a.cs == 1) {
+            detail::pack_a_rows_f32(rows, kc, panel);
+            continue;
+          }
+        }
         for (int64_t p = 0; p < kc; ++p) {
           for (int i = 0; i < kMr; ++i) panel[p * kMr + i] = rows[i][p * a.cs];
         }
@@ -128,19 +138,19 @@ struct StridedB {
   Mat<const T> b;
 
   // Packs rows [p0, p0 + kc) x columns [j0, j0 + nc) into kNr-column panels, row by row within
-  // a panel; columns past nc are zero.
+  // a panel; columns past nc are zero. Row by row across the panels, so that B is read in
+  // address order when its rows are contiguous (panel by panel, each step jumped a whole row).
   void pack(int64_t p0, int64_t kc, int64_t j0, int64_t nc, T* out) const {
     constexpr int kNr = Blocking<T>::kNr;
-    for (int64_t jr = 0; jr < nc; jr += kNr) {
-      const int64_t nr = std::min<int64_t>(kNr, nc - jr);
-      T* panel = out + jr * kc;
-      for (int64_t p = 0; p < kc; ++p) {
-        const T* row = b.data + (p0 + p) * b.rs + (j0 + jr) * b.cs;
-        T* dst = panel + p * kNr;
+    for (int64_t p = 0; p < kc; ++p) {
+      const T* row = b.data + (p0 + p) * b.rs + j0 * b.cs;
+      for (int64_t jr = 0; jr < nc; jr += kNr) {
+        const int64_t nr = std::min<int64_t>(kNr, nc - jr);
+        T* dst = out + jr * kc + p * kNr;
         if (nr == kNr && b.cs == 1) {
-          std::memcpy(dst, row, sizeof(T) * kNr);
+          std::memcpy(dst, row + jr, sizeof(T) * kNr);
         } else {
-          for (int64_t j = 0; j < kNr; ++j) dst[j] = j < nr ? row[j * b.cs] : T(0);
+          for (int64_t j = 0; j < kNr; ++j) dst[j] = j < nr ? row[(jr + j) * b.cs] : T(0);
         }
       }
     }
