@@ -73,59 +73,82 @@ struct Im2colB {
   const T* in;  // first input channel of the group in this image
   const Geometry* g;
 
+  static constexpr int64_t kNr = gemm::Blocking<T>::kNr;
+
+  // Where column j of a row goes: panel j / kNr, at row_out + that panel's offset.
+  static T* at(T* row_out, int64_t kc, int64_t j) {
+    return row_out + (j / kNr) * (kNr * kc) + j % kNr;
+  }
+  // Zeros for columns [ja, jb) of a row, panel by panel.
+  static void zero(T* row_out, int64_t kc, int64_t ja, int64_t jb) {
+    while (ja < jb) {
+      const int64_t end = std::min(jb, (ja / kNr + 1) * kNr);
+      T* d = at(row_out, kc, ja);
+      for (int64_t q = 0; q < end - ja; ++q) d[q] = T(0);
+      ja = end;
+    }
+  }
+  // Columns [ja, jb) of a row from src, src[0], src[step], ..., panel by panel.
+  static void copy(T* row_out, int64_t kc, int64_t ja, int64_t jb, const T* src, int64_t step) {
+    while (ja < jb) {
+      const int64_t end = std::min(jb, (ja / kNr + 1) * kNr);
+      T* d = at(row_out, kc, ja);
+      if (step == 1) {
+        for (int64_t q = 0; q < end - ja; ++q) d[q] = src[q];
+      } else {
+        for (int64_t q = 0; q < end - ja; ++q) d[q] = src[q * step];
+      }
+      src += (end - ja) * step;
+      ja = end;
+    }
+  }
+
+  // Row by row of the im2col matrix (one input channel and tap each), each row as runs along
+  // the output rows it covers, spread over the kNr-column panels: the input is read in address
+  // order and the bounds of a run are worked out once per output row, not once per panel.
   void pack(int64_t p0, int64_t kc, int64_t j0, int64_t nc, T* out) const {
-    constexpr int kNr = gemm::Blocking<T>::kNr;
     const int64_t taps = g->kh * g->kw;
-    for (int64_t jr = 0; jr < nc; jr += kNr) {
-      const int64_t nr = nc - jr < kNr ? nc - jr : kNr;
-      T* panel = out + jr * kc;
-      const int64_t y0 = (j0 + jr) / g->ow;
-      const int64_t x0 = (j0 + jr) % g->ow;
-      int64_t ci = p0 / taps;
-      int64_t r = (p0 % taps) / g->kw;
-      int64_t s = p0 % g->kw;
-      for (int64_t p = 0; p < kc; ++p) {
-        T* dst = panel + p * kNr;
-        const T* chan = in + ci * g->in_c;
-        const int64_t row_off = r * g->dh - g->ph;
-        const int64_t col_off = s * g->dw - g->pw;
-        // Walk the panel's nr columns as runs within one output row.
-        int64_t y = y0;
-        int64_t x = x0;
-        int64_t j = 0;
-        while (j < nr) {
-          const int64_t run = (g->ow - x) < (nr - j) ? (g->ow - x) : (nr - j);
-          const int64_t iy = y * g->sh + row_off;
-          if (iy < 0 || iy >= g->ih) {
-            for (int64_t q = 0; q < run; ++q) dst[j + q] = T(0);
-          } else {
-            int64_t lo = 0;
-            int64_t hi = 0;
-            nn::valid_range(x * g->sw + col_off, g->sw, g->iw, run, &lo, &hi);
-            // src is the input at column position x + lo (in bounds when lo < hi).
+    const int64_t padded = (nc + kNr - 1) / kNr * kNr;
+    const int64_t y_first = j0 / g->ow;
+    const int64_t x_first = j0 % g->ow;
+    int64_t ci = p0 / taps;
+    int64_t r = (p0 % taps) / g->kw;
+    int64_t s = p0 % g->kw;
+    for (int64_t p = 0; p < kc; ++p) {
+      T* row_out = out + p * kNr;
+      const T* chan = in + ci * g->in_c;
+      const int64_t row_off = r * g->dh - g->ph;
+      const int64_t col_off = s * g->dw - g->pw;
+      int64_t y = y_first;
+      int64_t x = x_first;
+      int64_t j = 0;
+      while (j < nc) {
+        const int64_t run = std::min(g->ow - x, nc - j);
+        const int64_t iy = y * g->sh + row_off;
+        if (iy < 0 || iy >= g->ih) {
+          zero(row_out, kc, j, j + run);
+        } else {
+          int64_t lo = 0;
+          int64_t hi = 0;
+          nn::valid_range(x * g->sw + col_off, g->sw, g->iw, run, &lo, &hi);
+          zero(row_out, kc, j, j + lo);
+          if (lo < hi) {
+            // The input at column position x + lo, in bounds by valid_range.
             const T* src = chan + iy * g->in_h + ((x + lo) * g->sw + col_off) * g->in_w;
-            const int64_t step = g->sw * g->in_w;
-            const int64_t len = hi - lo;
-            T* d = dst + j + lo;
-            for (int64_t q = 0; q < lo; ++q) dst[j + q] = T(0);
-            if (step == 1) {
-              for (int64_t q = 0; q < len; ++q) d[q] = src[q];
-            } else {
-              for (int64_t q = 0; q < len; ++q) d[q] = src[q * step];
-            }
-            for (int64_t q = hi; q < run; ++q) dst[j + q] = T(0);
+            copy(row_out, kc, j + lo, j + hi, src, g->sw * g->in_w);
           }
-          j += run;
-          x = 0;
-          ++y;
+          zero(row_out, kc, j + hi, j + run);
         }
-        for (; j < kNr; ++j) dst[j] = T(0);
-        if (++s == g->kw) {
-          s = 0;
-          if (++r == g->kh) {
-            r = 0;
-            ++ci;
-          }
+        j += run;
+        x = 0;
+        ++y;
+      }
+      zero(row_out, kc, nc, padded);
+      if (++s == g->kw) {
+        s = 0;
+        if (++r == g->kh) {
+          r = 0;
+          ++ci;
         }
       }
     }
