@@ -201,6 +201,43 @@ void event_row(const Trace& trace, const TraceEvent& e, const EventColumns& cols
   }
 }
 
+// `event_row` without a debug map, as borrowed cells (views of the trace's strings, of
+// `logged`, and of `decoded`, which holds the metadata's cells): no string is copied.
+void event_row_refs(const Trace& trace, const TraceEvent& e, const EventColumns& cols,
+                    TimeUnit unit, const MetadataLayout* layout,
+                    const std::map<Place, IntList>& logged, std::vector<Cell>& decoded,
+                    std::vector<CellRef>& row) {
+  const TraceBlock& b = trace.blocks[e.block];
+  if (layout != nullptr) {
+    const std::span<const uint8_t> bytes(reinterpret_cast<const uint8_t*>(e.metadata.data()),
+                                         e.metadata.size());
+    decoded = decode_metadata(*layout, bytes);
+  }
+  row.resize(12 + (cols.with_values ? 1 : 0) + decoded.size());
+  CellRef* r = row.data();
+  *r++ = CellRef::integer(e.block);
+  *r++ = CellRef::string(b.method);
+  *r++ = CellRef::string(block_kind(b));
+  *r++ = b.load ? CellRef::empty() : CellRef::integer(b.iteration);
+  *r++ = CellRef::string(e.name);
+  *r++ = CellRef::string(e.op);
+  *r++ = e.instruction >= 0 ? CellRef::integer(e.instruction) : CellRef::empty();
+  *r++ = CellRef::string(e.delegate_id);
+  if (cols.with_values) {
+    CellRef cell;
+    if (e.delegate || is_instruction_event(e)) {
+      auto it = logged.find(Place{e.block, e.instruction, e.delegate ? e.delegate_id : ""});
+      if (it != logged.end()) cell = {CellRef::Kind::List, 0, 0, it->second.text};
+    }
+    *r++ = cell;
+  }
+  *r++ = CellRef::integer(e.depth);
+  *r++ = CellRef::number(from_ns(e.start_ns, unit));
+  *r++ = CellRef::number(from_ns(e.duration_ns, unit));
+  *r++ = CellRef::number(from_ns(e.self_ns, unit));
+  for (const Cell& c : decoded) *r++ = CellRef::of(c);
+}
+
 }  // namespace
 
 Table event_table(const Trace& trace, const std::vector<size_t>& selected, TimeUnit unit,
@@ -228,9 +265,10 @@ Error write_event_table(TraceReader& reader, const EventSelection& selection, Ti
   const EventColumns cols =
       event_columns(trace.path, reader.has_values(), unit, nullptr, layout);
   std::vector<size_t> selected;
-  std::vector<Cell> row;
+  std::vector<CellRef> row;
   row.reserve(cols.head.columns.size());
-  auto rows = [&](const RowVisitor& visit) {
+  std::vector<Cell> decoded;
+  auto rows = [&](const RowRefVisitor& visit) {
     for (size_t b = 0; b < trace.blocks.size(); ++b) {
       if (!selector.block_selected(trace, b)) continue;
       // One block at a time: events, values and their indices are the block's own.
@@ -242,12 +280,12 @@ Error write_event_table(TraceReader& reader, const EventSelection& selection, Ti
       std::map<Place, IntList> logged;
       if (cols.with_values) logged = values_by_place(trace);
       for (size_t i : selected) {
-        event_row(trace, trace.events[i], cols, unit, nullptr, layout, logged, row);
+        event_row_refs(trace, trace.events[i], cols, unit, layout, logged, decoded, row);
         visit(row);
       }
     }
   };
-  return render_streamed(cols.head, rows, format, options, write);
+  return render_streamed_refs(cols.head, rows, format, options, write);
 }
 
 }  // namespace etkit::inspect

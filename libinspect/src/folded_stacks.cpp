@@ -1,5 +1,7 @@
 #include "etkit/inspect/folded_stacks.h"
 
+#include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <map>
@@ -13,13 +15,14 @@ namespace etkit::inspect {
 namespace {
 
 void append_frame(std::string& out, std::string_view name) {
-  for (char c : name) {
+  const size_t at = out.size();
+  out += name;
+  for (size_t k = at; k < out.size(); ++k) {
+    const char c = out[k];
     if (c == ';') {
-      out += ':';
+      out[k] = ':';
     } else if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
-      out += '_';
-    } else {
-      out += c;
+      out[k] = '_';
     }
   }
 }
@@ -27,43 +30,65 @@ void append_frame(std::string& out, std::string_view name) {
 }  // namespace
 
 void FoldedStacks::add(const Trace& trace, const std::vector<size_t>& selected) {
+  // `stack_` holds the stack of the event added last, `path_` its frames (one per depth, with
+  // the length of `stack_` up to it). Events come in start order, so a stack mostly shares its
+  // frames with the previous one: only the frames below the deepest shared one are appended.
   std::vector<size_t>& chain = chain_;
+  path_.clear();  // event indices are those of `trace`
   for (size_t i : selected) {
     const TraceEvent& e = trace.events[i];
     if (e.device) continue;
+    if (e.block != block_ || path_.empty()) {
+      const TraceBlock& b = trace.blocks[e.block];
+      stack_.clear();
+      append_frame(stack_, b.method);
+      if (b.load) stack_ += ":load";
+      path_.assign(1, Frame{SIZE_MAX, stack_.size(), nullptr});
+      block_ = e.block;
+    }
     chain.clear();
-    for (int32_t p = static_cast<int32_t>(i); p >= 0;
-         p = trace.events[static_cast<size_t>(p)].parent) {
+    int32_t p = static_cast<int32_t>(i);
+    for (; p >= 0; p = trace.events[static_cast<size_t>(p)].parent) {
+      const size_t depth = trace.events[static_cast<size_t>(p)].depth + 1;  // path_[0]: method
+      if (depth < path_.size() && path_[depth].event == static_cast<size_t>(p)) break;
       chain.push_back(static_cast<size_t>(p));
     }
-    const TraceBlock& b = trace.blocks[e.block];
-    std::string& stack = stack_;
-    stack.clear();
-    append_frame(stack, b.method);
-    if (b.load) stack += ":load";
+    const size_t keep = p < 0 ? 1 : trace.events[static_cast<size_t>(p)].depth + 2;
+    path_.resize(keep);
+    stack_.resize(path_.back().length);
     for (size_t k = chain.size(); k-- > 0;) {
-      stack += ';';
+      stack_ += ';';
       const TraceEvent& frame = trace.events[chain[k]];
       // An instruction is its operator and index: "OPERATOR_CALL" alone would merge them all.
       if (is_instruction_event(frame) && frame.instruction >= 0 && !frame.op.empty()) {
-        append_frame(stack, frame.op);
-        stack += '@' + std::to_string(frame.instruction);
+        append_frame(stack_, frame.op);
+        char buf[16];
+        const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, frame.instruction);
+        stack_ += '@';
+        stack_.append(buf, end);
       } else {
-        append_frame(stack, frame.name);
+        append_frame(stack_, frame.name);
       }
+      path_.push_back(Frame{chain[k], stack_.size(), nullptr});
     }
-    auto it = stacks_.find(stack);
-    if (it == stacks_.end()) it = stacks_.emplace(stack, 0.0).first;
-    it->second += e.self_ns;
+    Frame& top = path_.back();
+    if (top.sum == nullptr) top.sum = &stacks_.try_emplace(stack_, 0.0).first->second;
+    *top.sum += e.self_ns;
   }
 }
 
 std::string FoldedStacks::text() const {
+  // In the order of the stacks' text, as a sorted map would hold them.
+  std::vector<const std::pair<const std::string, double>*> sorted;
+  sorted.reserve(stacks_.size());
+  for (const auto& entry : stacks_) sorted.push_back(&entry);
+  std::sort(sorted.begin(), sorted.end(),
+            [](const auto* x, const auto* y) { return x->first < y->first; });
   std::string out;
-  for (const auto& [stack, self_ns] : stacks_) {
-    const double rounded = std::round(self_ns);
+  for (const auto* entry : sorted) {
+    const double rounded = std::round(entry->second);
     if (!(rounded >= 1)) continue;
-    out += stack;
+    out += entry->first;
     out += ' ';
     out += std::to_string(static_cast<uint64_t>(rounded));
     out += '\n';

@@ -1,12 +1,12 @@
 #include "etkit/inspect/table.h"
 
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstddef>
 #include <cstdio>
+#include <cstring>
+#include <nlohmann/json.hpp>
 #include <vector>
 
 #include "etkit/inspect/time_unit.h"
@@ -23,56 +23,123 @@ Result<Format> parse_format(std::string_view text) {
                static_cast<int>(text.size()), text.data());
 }
 
+CellRef CellRef::of(const Cell& cell) {
+  if (const auto* i = std::get_if<int64_t>(&cell)) return integer(*i);
+  if (const auto* d = std::get_if<double>(&cell)) return number(*d);
+  if (const auto* s = std::get_if<std::string>(&cell)) return string(*s);
+  if (const auto* l = std::get_if<IntList>(&cell)) return {Kind::List, 0, 0, l->text};
+  return {};
+}
+
 namespace {
+
+// printf("%.*f", decimals, x) for a finite `x`, written at `p` (32 bytes suffice); returns the
+// end, or nullptr when out of its range (more than 9 decimals, or |x| * 10^decimals >= 2^64).
+// Exact: x is m * 2^e, so x * 10^decimals is m * 10^decimals * 2^e, an integer of at most 83
+// bits shifted, rounded half to even as glibc's printf rounds in the default rounding mode.
+// Several times faster than to_chars with a precision, which shows in every time cell.
+char* fixed_chars(char* p, double x, int decimals) {
+  static constexpr uint64_t kPow10[] = {1,      10,      100,      1000,      10000,
+                                        100000, 1000000, 10000000, 100000000, 1000000000};
+  if (decimals < 0 || decimals > 9) return nullptr;
+  uint64_t bits;
+  std::memcpy(&bits, &x, sizeof bits);
+  const int biased = static_cast<int>((bits >> 52) & 0x7ff);
+  if (biased == 0x7ff) return nullptr;
+  uint64_t m = bits & ((uint64_t{1} << 52) - 1);
+  int e = -1074;
+  if (biased != 0) {
+    m |= uint64_t{1} << 52;
+    e = biased - 1075;
+  }
+  __extension__ typedef unsigned __int128 u128;
+  const u128 product = static_cast<u128>(m) * kPow10[decimals];
+  u128 q = 0;
+  if (e >= 0) {
+    if (e >= 64 || (product >> (64 - e)) != 0) return nullptr;
+    q = product << e;
+  } else if (-e < 128) {
+    const int shift = -e;
+    q = product >> shift;
+    const u128 rest = product - (q << shift);
+    const u128 half = static_cast<u128>(1) << (shift - 1);
+    if (rest > half || (rest == half && (q & 1) != 0)) ++q;
+  }  // else below 2^83 <= half an ulp of 2^-128: rounds to 0
+  if ((q >> 64) != 0) return nullptr;
+  char digits[24];
+  const auto [end, ec] = std::to_chars(digits, digits + sizeof digits, static_cast<uint64_t>(q));
+  const auto n = static_cast<size_t>(end - digits);
+  const auto d = static_cast<size_t>(decimals);
+  if ((bits >> 63) != 0) *p++ = '-';
+  if (d == 0) {
+    std::memcpy(p, digits, n);
+    return p + n;
+  }
+  if (n <= d) {
+    *p++ = '0';
+    *p++ = '.';
+    std::memset(p, '0', d - n);
+    p += d - n;
+    std::memcpy(p, digits, n);
+    return p + n;
+  }
+  std::memcpy(p, digits, n - d);
+  p += n - d;
+  *p++ = '.';
+  std::memcpy(p, digits + n - d, d);
+  return p + d;
+}
+
+// The text of `cell` in `column`: a view of the cell's own text, of `buf` (at least 128 bytes)
+// or of `big` (a huge value printed with many decimals).
+std::string_view ref_text(const CellRef& cell, const Column& column, char* buf, std::string& big) {
+  switch (cell.kind) {
+    case CellRef::Kind::Empty:
+      return {};
+    case CellRef::Kind::Text:
+    case CellRef::Kind::List:
+      return cell.text;
+    case CellRef::Kind::Int: {
+      const auto [end, ec] = std::to_chars(buf, buf + 24, cell.i);
+      return std::string_view(buf, static_cast<size_t>(end - buf));
+    }
+    case CellRef::Kind::Double:
+      break;
+  }
+  const double d = cell.d;
+  if (std::isnan(d)) return "nan";
+  if (std::isinf(d)) return d > 0 ? "inf" : "-inf";
+  std::string_view text;
+  if (column.decimals == kSignificantDigits) {
+    std::snprintf(buf, 128, "%.6g", d);
+    text = buf;
+  } else if (char* end = fixed_chars(buf, d, column.decimals); end != nullptr) {
+    text = std::string_view(buf, static_cast<size_t>(end - buf));
+  } else {
+    // What printf's "%.*f" prints (to_chars with a precision is specified as printf in the C
+    // locale); a huge value that does not fit falls back to printf.
+    const auto [end2, ec] =
+        std::to_chars(buf, buf + 128, d, std::chars_format::fixed, column.decimals);
+    if (ec == std::errc()) {
+      text = std::string_view(buf, static_cast<size_t>(end2 - buf));
+    } else {
+      big.resize(512);
+      std::snprintf(big.data(), big.size(), "%.*f", column.decimals, d);
+      text = big.c_str();
+    }
+  }
+  // "-0.000" reads as a negative value; print it as zero.
+  if (text[0] == '-' && text.find_first_not_of("-0.") == std::string_view::npos) {
+    text.remove_prefix(1);
+  }
+  return text;
+}
 
 // Appends the text of `cell` to `out`.
 void append_cell_text(const Cell& cell, const Column& column, std::string& out) {
-  if (const auto* i = std::get_if<int64_t>(&cell)) {
-    char buf[24];
-    const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, *i);
-    out.append(buf, end);
-    return;
-  }
-  if (const auto* d = std::get_if<double>(&cell)) {
-    if (std::isnan(*d)) {
-      out += "nan";
-      return;
-    }
-    if (std::isinf(*d)) {
-      out += *d > 0 ? "inf" : "-inf";
-      return;
-    }
-    char buf[128];
-    std::string_view text;
-    std::vector<char> big;
-    if (column.decimals == kSignificantDigits) {
-      std::snprintf(buf, sizeof buf, "%.6g", *d);
-      text = buf;
-    } else {
-      // What printf's "%.*f" prints (to_chars with a precision is specified as printf in the C
-      // locale), several times faster; a huge value that does not fit falls back to printf.
-      const auto [end, ec] =
-          std::to_chars(buf, buf + sizeof buf, *d, std::chars_format::fixed, column.decimals);
-      if (ec == std::errc()) {
-        text = std::string_view(buf, static_cast<size_t>(end - buf));
-      } else {
-        big.resize(512);
-        std::snprintf(big.data(), big.size(), "%.*f", column.decimals, *d);
-        text = big.data();
-      }
-    }
-    // "-0.000" reads as a negative value; print it as zero.
-    if (text[0] == '-' && text.find_first_not_of("-0.") == std::string_view::npos) {
-      text.remove_prefix(1);
-    }
-    out += text;
-    return;
-  }
-  if (const auto* s = std::get_if<std::string>(&cell)) {
-    out += *s;
-    return;
-  }
-  if (const auto* l = std::get_if<IntList>(&cell)) out += l->text;
+  char buf[128];
+  std::string big;
+  out += ref_text(CellRef::of(cell), column, buf, big);
 }
 
 std::string cell_text(const Cell& cell, const Column& column) {
@@ -242,42 +309,47 @@ constexpr size_t kChunk = 1 << 16;
 Error render_streamed(const Table& head, const std::function<void(const RowVisitor&)>& rows,
                       Format format, const RenderOptions& options,
                       const std::function<void(std::string_view)>& write) {
+  std::vector<CellRef> refs;
+  auto ref_rows = [&](const RowRefVisitor& visit) {
+    rows([&](const std::vector<Cell>& row) {
+      refs.clear();
+      for (const Cell& cell : row) refs.push_back(CellRef::of(cell));
+      visit(refs);
+    });
+  };
+  return render_streamed_refs(head, ref_rows, format, options, write);
+}
+
+Error render_streamed_refs(const Table& head, const std::function<void(const RowRefVisitor&)>& rows,
+                           Format format, const RenderOptions& options,
+                           const std::function<void(std::string_view)>& write) {
   if (format == Format::Json) {
     return Error(ErrorCode::InvalidArgument, "JSON tables are not streamed");
   }
-  std::string out;
-  out.reserve(kChunk + 4096);
-  auto flush = [&](bool force) {
-    if (out.size() >= kChunk || (force && !out.empty())) {
-      write(out);
-      out.clear();
-    }
-  };
+  char buf[128];
+  std::string big;
   const size_t n = head.columns.size();
   if (format != Format::Table) {
+    std::string out;
+    out.reserve(kChunk + 4096);
     const char sep = format == Format::Csv ? ',' : '\t';
     for (size_t c = 0; c < n; ++c) {
       if (c > 0) out += sep;
       out += csv_field(head.columns[c].name, sep);
     }
     out += '\n';
-    std::string text;
-    rows([&](const std::vector<Cell>& row) {
+    rows([&](std::span<const CellRef> row) {
       for (size_t c = 0; c < n; ++c) {
         if (c > 0) out += sep;
-        if (c >= row.size()) continue;
-        if (const auto* s = std::get_if<std::string>(&row[c])) {
-          append_field(*s, sep, out);
-        } else {
-          text.clear();
-          append_cell_text(row[c], head.columns[c], text);
-          append_field(text, sep, out);
-        }
+        if (c < row.size()) append_field(ref_text(row[c], head.columns[c], buf, big), sep, out);
       }
       out += '\n';
-      flush(false);
+      if (out.size() >= kChunk) {
+        write(out);
+        out.clear();
+      }
     });
-    flush(true);
+    if (!out.empty()) write(out);
     return Error();
   }
 
@@ -303,30 +375,42 @@ Error render_streamed(const Table& head, const std::function<void(const RowVisit
   std::vector<bool> right(n, false);
   for (size_t c = 0; c < n; ++c) times[c].active = auto_units && columns[c].time;
   for (size_t c = 0; c < n; ++c) width[c] = columns[c].name.size();
-  std::string text;
-  rows([&](const std::vector<Cell>& row) {
+  rows([&](std::span<const CellRef> row) {
     for (size_t c = 0; c < n && c < row.size(); ++c) {
-      const Cell& cell = row[c];
-      if (right_aligned(cell)) right[c] = true;
-      TimeColumn& tc = times[c];
-      if (tc.active) {
-        if (const auto* d = std::get_if<double>(&cell); d != nullptr && std::isfinite(*d)) {
-          if (!tc.any || *d > tc.max) tc.max = *d;
-          if (!tc.any || *d < tc.min) tc.min = *d;
-          tc.any = true;
-          if (*d != 0) {
-            ++tc.count[static_cast<int>(readable_time_unit(std::fabs(*d) * from_ns_per))];
-          }
+      const CellRef& cell = row[c];
+      switch (cell.kind) {
+        case CellRef::Kind::Empty:
+          continue;
+        case CellRef::Kind::Text:
+        case CellRef::Kind::List:
+          width[c] = std::max(width[c], cell.text.size());
+          continue;
+        case CellRef::Kind::Int: {
+          right[c] = true;
+          // The length of the integer's text, without writing it.
+          uint64_t v =
+              cell.i < 0 ? 0 - static_cast<uint64_t>(cell.i) : static_cast<uint64_t>(cell.i);
+          size_t len = cell.i < 0 ? 2 : 1;
+          for (; v >= 10; v /= 10) ++len;
+          width[c] = std::max(width[c], len);
           continue;
         }
+        case CellRef::Kind::Double: {
+          right[c] = true;
+          TimeColumn& tc = times[c];
+          const double d = cell.d;
+          if (tc.active && std::isfinite(d)) {
+            if (!tc.any || d > tc.max) tc.max = d;
+            if (!tc.any || d < tc.min) tc.min = d;
+            tc.any = true;
+            if (d != 0)
+              ++tc.count[static_cast<int>(readable_time_unit(std::fabs(d) * from_ns_per))];
+            continue;
+          }
+          break;
+        }
       }
-      if (const auto* s = std::get_if<std::string>(&cell)) {
-        width[c] = std::max(width[c], s->size());
-      } else {
-        text.clear();
-        append_cell_text(cell, columns[c], text);
-        width[c] = std::max(width[c], text.size());
-      }
+      width[c] = std::max(width[c], ref_text(cell, columns[c], buf, big).size());
     }
   });
   if (auto_units) unit.clear();
@@ -355,30 +439,76 @@ Error render_streamed(const Table& head, const std::function<void(const RowVisit
       width[c] = std::max(width[c], cell_text(Cell(tc.min * tc.factor), columns[c]).size());
     }
   }
+  std::string out;
+  out.reserve(kChunk + 4096);
   out += "# " + head.title;
   if (!unit.empty()) out += " (times in " + unit + ")";
   out += '\n';
-  std::vector<std::string> line(n);
-  for (size_t c = 0; c < n; ++c) line[c] = columns[c].name;
-  emit_line(line, width, right, out);
-  rows([&](const std::vector<Cell>& row) {
+  {
+    std::vector<std::string> line(n);
+    for (size_t c = 0; c < n; ++c) line[c] = columns[c].name;
+    emit_line(line, width, right, out);
+  }
+  // Rows are written straight into a buffer that always has room for the longest line: the
+  // widths bound every cell (a cell wider than its column cannot occur, the first pass saw it).
+  size_t longest = 1;
+  for (size_t c = 0; c < n; ++c) longest += width[c] + 2;
+  std::vector<char> chunk(std::max(out.size(), kChunk) + longest);
+  std::memcpy(chunk.data(), out.data(), out.size());
+  size_t used = out.size();
+  rows([&](std::span<const CellRef> row) {
+    char* const begin = chunk.data() + used;
+    char* p = begin;
     for (size_t c = 0; c < n; ++c) {
-      if (c >= row.size()) {
-        line[c].clear();
-        continue;
+      std::string_view text;
+      if (c < row.size()) {
+        const CellRef& cell = row[c];
+        switch (cell.kind) {
+          case CellRef::Kind::Empty:
+            break;
+          case CellRef::Kind::Text:
+          case CellRef::Kind::List:
+            text = cell.text;
+            break;
+          case CellRef::Kind::Int: {
+            const auto [end, ec] = std::to_chars(buf, buf + 24, cell.i);
+            text = std::string_view(buf, static_cast<size_t>(end - buf));
+            break;
+          }
+          case CellRef::Kind::Double:
+            text = times[c].active
+                       ? ref_text(CellRef::number(cell.d * times[c].factor), columns[c], buf, big)
+                       : ref_text(cell, columns[c], buf, big);
+            break;
+        }
       }
-      const double* d = std::get_if<double>(&row[c]);
-      line[c].clear();
-      if (times[c].active && d != nullptr) {
-        append_cell_text(Cell(*d * times[c].factor), columns[c], line[c]);
-      } else {
-        append_cell_text(row[c], columns[c], line[c]);
+      // Never wider than measured, unless `rows` broke its promise to give the same rows.
+      if (text.size() > width[c]) text = text.substr(0, width[c]);
+      const size_t pad = width[c] - text.size();
+      if (c > 0) {
+        *p++ = ' ';
+        *p++ = ' ';
+      }
+      if (right[c]) {
+        std::memset(p, ' ', pad);
+        p += pad;
+      }
+      std::memcpy(p, text.data(), text.size());
+      p += text.size();
+      if (!right[c] && c + 1 < n) {
+        std::memset(p, ' ', pad);
+        p += pad;
       }
     }
-    emit_line(line, width, right, out);
-    flush(false);
+    while (p > begin && p[-1] == ' ') --p;
+    *p++ = '\n';
+    used = static_cast<size_t>(p - chunk.data());
+    if (used >= kChunk) {
+      write(std::string_view(chunk.data(), used));
+      used = 0;
+    }
   });
-  flush(true);
+  if (used > 0) write(std::string_view(chunk.data(), used));
   return Error();
 }
 

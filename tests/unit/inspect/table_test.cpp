@@ -3,6 +3,9 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
 #include <limits>
 #include <string>
 #include <string_view>
@@ -200,5 +203,53 @@ TEST_CASE("table: streamed rendering is render's text, and picks the median's un
             .code() == ErrorCode::InvalidArgument);
 }
 
+// printf's "%.*f" as the table's cells document it ("-0.000" printed as zero), computed apart.
+std::string printf_fixed(double x, int decimals) {
+  std::vector<char> buf(512);
+  std::snprintf(buf.data(), buf.size(), "%.*f", decimals, x);
+  std::string s = buf.data();
+  if (s[0] == '-' && s.find_first_not_of("-0.") == std::string::npos) s.erase(0, 1);
+  return s;
+}
+
+TEST_CASE("table: fixed decimals are printf's, ties to even, tiny and huge values included") {
+  std::vector<double> values = {0.0,          -0.0,     0.5,        1.5,        2.5,        0.0625,
+                                0.125,        0.375,    1e-3,       5e-4,       0.0005,     0.0015,
+                                2.675,        1.005,    123456.789, 1e15 + 0.5, 9.5e18,     1.8e19,
+                                1.9e19,       1e300,    4.9e-324,   2.2e-308,   -1234.5678, -0.0004,
+                                0.9999999995, 999.9995, 1e-9,       5e-10,      1.5e-9,     2.5e-9};
+  // Durations as the inspector makes them (ticks times a tick's length, over a unit), and a
+  // spread of magnitudes.
+  uint64_t state = 0x9e3779b97f4a7c15u;
+  auto next = [&] {
+    state ^= state << 13;
+    state ^= state >> 7;
+    state ^= state << 17;
+    return state;
+  };
+  for (int k = 0; k < 20000; ++k) {
+    const double ticks = static_cast<double>(next() % 100000000);
+    values.push_back(ticks * 41.666666666666664 / 1e6);
+    values.push_back(ticks / 1e3);
+    values.push_back(ticks / 8.0 / 1e3);
+    uint64_t bits = next();
+    double any;
+    std::memcpy(&any, &bits, sizeof any);
+    if (std::isfinite(any) && std::fabs(any) < 1e25) values.push_back(any);
+    values.push_back(
+        std::ldexp(static_cast<double>(next() % 4096) + 0.5, -static_cast<int>(next() % 12)));
+  }
+  for (int decimals = 0; decimals <= 10; ++decimals) {
+    Table t;
+    t.columns = {{"x", decimals}};
+    std::string expected = "x\n";
+    for (double v : values) {
+      t.rows.push_back({v});
+      expected += printf_fixed(v, decimals) + "\n";
+    }
+    CAPTURE(decimals);
+    CHECK(render({t}, Format::Csv) == expected);
+  }
+}
 }  // namespace
 }  // namespace etkit::inspect

@@ -12,8 +12,9 @@
 // stack whose self time rounds to 0 is left out.
 
 #include <cstddef>
-#include <map>
+#include <cstdint>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "etkit/inspect/event_selection.h"
@@ -41,9 +42,18 @@ class FoldedStacks {
   std::string text() const;
 
  private:
-  std::map<std::string, double> stacks_;
+  // A frame of the stack of the event added last: its event (SIZE_MAX for the method's frame),
+  // the length of `stack_` up to it, and the sum of its stack once an event ended there.
+  struct Frame {
+    size_t event;
+    size_t length;
+    double* sum;
+  };
+  std::unordered_map<std::string, double> stacks_;  // sorted by text when written
   std::vector<size_t> chain_;
   std::string stack_;
+  std::vector<Frame> path_;
+  uint32_t block_ = 0;
 };
 
 }  // namespace etkit::inspect

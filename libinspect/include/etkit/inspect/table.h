@@ -22,6 +22,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -90,6 +91,27 @@ std::string render(const std::vector<Table>& tables, Format format,
 /// Called once per row of a streamed table (`render_streamed`); the row is only borrowed.
 using RowVisitor = std::function<void(const std::vector<Cell>&)>;
 
+/// A borrowed cell of a streamed row (`render_streamed_refs`): a `Cell` whose text (a string's,
+/// or a list's `IntList::text`) is a view that needs to live only while the row is visited, so
+/// rows are handed on without copying strings.
+struct CellRef {
+  enum class Kind : uint8_t { Empty, Int, Double, Text, List };
+  Kind kind = Kind::Empty;
+  int64_t i = 0;
+  double d = 0;
+  std::string_view text;
+
+  static CellRef empty() { return {}; }
+  static CellRef integer(int64_t v) { return {Kind::Int, v, 0, {}}; }
+  static CellRef number(double v) { return {Kind::Double, 0, v, {}}; }
+  static CellRef string(std::string_view v) { return {Kind::Text, 0, 0, v}; }
+  /// A view of `cell`, which must outlive the view.
+  static CellRef of(const Cell& cell);
+};
+
+/// Called once per row of `render_streamed_refs`; the row is only borrowed.
+using RowRefVisitor = std::function<void(std::span<const CellRef>)>;
+
 /// Renders one table without holding its rows: `rows` calls its argument once per row, in
 /// order, and must give the same rows every time it is called; `write` receives the text in
 /// pieces. The text is byte for byte `render({t}, format, options)` with `t` being `head` (its
@@ -100,5 +122,11 @@ using RowVisitor = std::function<void(const std::vector<Cell>&)>;
 Error render_streamed(const Table& head, const std::function<void(const RowVisitor&)>& rows,
                       Format format, const RenderOptions& options,
                       const std::function<void(std::string_view)>& write);
+
+/// `render_streamed` with borrowed rows (`CellRef`), byte for byte the same text; the rows of
+/// `render_streamed` go through it.
+Error render_streamed_refs(const Table& head, const std::function<void(const RowRefVisitor&)>& rows,
+                           Format format, const RenderOptions& options,
+                           const std::function<void(std::string_view)>& write);
 
 }  // namespace etkit::inspect
