@@ -1,10 +1,13 @@
 // Threads 1 vs 2 (trace-run --threads) on the kernels that split, measured side by side in one
 // run: matmul 512 x 512 x 512, the 3x3 64 -> 64 convolution on 1 x 64 x 56 x 56 (padding 1),
-// and a 1M-float add. For each case the two configurations alternate, call by call, for
-// --rounds rounds (default 20), so that a change in the machine's load hits both; the figure is
-// the fastest call of each, and the ratio is one thread's time over two threads'.
+// and a 1M-float add. For each case the two configurations alternate, --batch calls (default 4)
+// of one then of the other, for --rounds rounds (default 20), so that a change in the machine's
+// load hits both; the figure is the fastest call of each, and the ratio is one thread's time over
+// two threads'. Batches, because a method's kernels come back to back, so the pool's threads are
+// awake; strictly alternating calls (--batch 1) make every threaded call wake a sleeping thread
+// after a one-thread call, about 0.6 ms on mm 512 here.
 //
-//   build-bench/bin/etkit_bench_threads [--rounds N] [--threads T]
+//   build-bench/bin/etkit_bench_threads [--rounds N] [--batch B] [--threads T]
 //
 // The pool is created once, before timing, as trace-run does; the kernels are called through
 // the registry with a KernelContext that carries it, as a method calls them. Prints `uptime`'s
@@ -59,18 +62,22 @@ struct Case {
 
 int main(int argc, char** argv) {
   int rounds = 20;
+  int batch = 4;
   int threads = 2;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--rounds") == 0 && i + 1 < argc) {
       rounds = std::atoi(argv[++i]);
+    } else if (std::strcmp(argv[i], "--batch") == 0 && i + 1 < argc) {
+      batch = std::atoi(argv[++i]);
     } else if (std::strcmp(argv[i], "--threads") == 0 && i + 1 < argc) {
       threads = std::atoi(argv[++i]);
     } else {
-      std::fprintf(stderr, "usage: etkit_bench_threads [--rounds N] [--threads T]\n");
+      std::fprintf(stderr, "usage: etkit_bench_threads [--rounds N] [--batch B] [--threads T]\n");
       return 2;
     }
   }
   if (rounds < 1) rounds = 1;
+  if (batch < 1) batch = 1;
   auto pool = etkit::ThreadPool::create(threads);
   if (!pool.ok()) {
     std::fprintf(stderr, "%s\n", pool.error().message());
@@ -119,8 +126,8 @@ int main(int argc, char** argv) {
     cases.push_back(std::move(c));
   }
 
-  std::printf("%-24s %12s %12s %8s   (fastest of %d interleaved calls each)\n", "case",
-              "1 thread ms", "threads ms", "ratio", rounds);
+  std::printf("%-24s %12s %12s %8s   (fastest of %d rounds of %d calls each, interleaved)\n",
+              "case", "1 thread ms", "threads ms", "ratio", rounds, batch);
   for (auto& c : cases) {
     const etkit::KernelFn fn = etkit::default_kernel_registry().find(c->op);
     std::vector<etkit::EValue*> args = c->call.args(1);
@@ -130,8 +137,10 @@ int main(int argc, char** argv) {
     double best1 = 1e30;
     double best2 = 1e30;
     for (int r = 0; r < rounds; ++r) {
-      best1 = std::min(best1, seconds_of_call(fn, args, nullptr));
-      best2 = std::min(best2, seconds_of_call(fn, args, pool->get()));
+      for (int b = 0; b < batch; ++b) best1 = std::min(best1, seconds_of_call(fn, args, nullptr));
+      for (int b = 0; b < batch; ++b) {
+        best2 = std::min(best2, seconds_of_call(fn, args, pool->get()));
+      }
     }
     std::printf("%-24s %12.3f %12.3f %7.2fx\n", c->name.c_str(), best1 * 1e3, best2 * 1e3,
                 best1 / best2);
