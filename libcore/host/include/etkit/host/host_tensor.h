@@ -3,13 +3,33 @@
 // `HostTensor`: a tensor that owns its shape arrays and data (host code: tools, tests, loaders
 // of .npy files and bundled test cases). Not for the runtime's hot path: it allocates.
 
+#include <cstddef>
 #include <cstdint>
+#include <new>
 #include <span>
 #include <vector>
 
 #include "etkit/runtime/tensor.h"
 
 namespace etkit {
+
+namespace detail {
+/// Allocates on cache-line boundaries, as a planned arena is: an operand that starts mid-line
+/// makes every row of a kernel's packing straddle two lines, and benchmarks on host tensors
+/// would then measure that instead of the kernel.
+template <typename T>
+struct CacheLineAllocator {
+  using value_type = T;
+  static constexpr std::align_val_t kAlignment{64};
+  CacheLineAllocator() = default;
+  template <typename U>
+  CacheLineAllocator(const CacheLineAllocator<U>&) {}
+  T* allocate(size_t n) { return static_cast<T*>(::operator new(n * sizeof(T), kAlignment)); }
+  void deallocate(T* p, size_t) { ::operator delete(p, kAlignment); }
+  template <typename U>
+  bool operator==(const CacheLineAllocator<U>&) const { return true; }
+};
+}  // namespace detail
 
 /// An owning tensor. Copying copies the data; the `Tensor` view follows the object.
 class HostTensor {
@@ -39,7 +59,7 @@ class HostTensor {
   std::vector<int32_t> sizes_;
   std::vector<uint8_t> dim_order_;
   std::vector<int32_t> strides_;
-  std::vector<uint64_t> data_;  // uint64 keeps the data 8-byte aligned.
+  std::vector<uint64_t, detail::CacheLineAllocator<uint64_t>> data_;  // 64-byte aligned
   Tensor tensor_;
 };
 
