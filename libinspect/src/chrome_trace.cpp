@@ -16,6 +16,7 @@
 #include "etkit/inspect/event_table.h"
 #include "etkit/inspect/trace_reader.h"
 #include "etkit/inspect/operator_naming.h"
+#include "selected_blocks.h"
 
 namespace etkit::inspect {
 
@@ -305,18 +306,8 @@ Error write_chrome_trace(TraceReader& reader, const EventSelection& selection,
   std::vector<size_t> selected;
   // Tracks are named before the first event and flows follow the last: a first pass over the
   // blocks finds them, a second writes the events.
-  auto each_block = [&](auto&& use) {
-    for (size_t b = 0; b < trace.blocks.size(); ++b) {
-      if (!selector.block_selected(trace, b)) continue;
-      trace.events.clear();
-      trace.values.clear();
-      reader.join_block(b, trace);
-      selected.clear();
-      selector.select_block(trace, b, selected);
-      use();
-    }
-  };
-  each_block([&] { writer.add_tracks(trace, selected); });
+  for_each_selected_block(reader, selector, trace, selected,
+                          [&](size_t) { writer.add_tracks(trace, selected); });
   std::string out;
   auto chunked = [&](std::string_view s) {
     out += s;
@@ -326,7 +317,8 @@ Error write_chrome_trace(TraceReader& reader, const EventSelection& selection,
     }
   };
   writer.write_head(chunked);
-  each_block([&] { writer.write_events(trace, selected, chunked); });
+  for_each_selected_block(reader, selector, trace, selected,
+                          [&](size_t) { writer.write_events(trace, selected, chunked); });
   writer.write_tail(chunked);
   if (!out.empty()) write(out);
   return Error();

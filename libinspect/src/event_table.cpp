@@ -11,6 +11,7 @@
 #include "etkit/runtime/event_name.h"
 #include <string_view>
 #include <tuple>
+#include "selected_blocks.h"
 
 namespace etkit::inspect {
 
@@ -269,21 +270,15 @@ Error write_event_table(TraceReader& reader, const EventSelection& selection, Ti
   row.reserve(cols.head.columns.size());
   std::vector<Cell> decoded;
   auto rows = [&](const RowRefVisitor& visit) {
-    for (size_t b = 0; b < trace.blocks.size(); ++b) {
-      if (!selector.block_selected(trace, b)) continue;
-      // One block at a time: events, values and their indices are the block's own.
-      trace.events.clear();
-      trace.values.clear();
-      reader.join_block(b, trace);
-      selected.clear();
-      selector.select_block(trace, b, selected);
+    // One block at a time: events, values and their indices are the block's own.
+    for_each_selected_block(reader, selector, trace, selected, [&](size_t) {
       std::map<Place, IntList> logged;
       if (cols.with_values) logged = values_by_place(trace);
       for (size_t i : selected) {
         event_row_refs(trace, trace.events[i], cols, unit, layout, logged, decoded, row);
         visit(row);
       }
-    }
+    });
   };
   return render_streamed_refs(cols.head, rows, format, options, write);
 }

@@ -9,6 +9,7 @@
 
 #include "etkit/inspect/event_table.h"
 #include "etkit/inspect/trace_reader.h"
+#include "selected_blocks.h"
 
 namespace etkit::inspect {
 
@@ -107,16 +108,9 @@ Result<std::string> folded_stacks(TraceReader& reader, const EventSelection& sel
   Trace trace = reader.skeleton();
   FoldedStacks stacks;
   std::vector<size_t> selected;
-  for (size_t b = 0; b < trace.blocks.size(); ++b) {
-    if (!selector.block_selected(trace, b)) continue;
-    // Parents are within a block, so a block's stacks need only its own events.
-    trace.events.clear();
-    trace.values.clear();
-    reader.join_block(b, trace);
-    selected.clear();
-    selector.select_block(trace, b, selected);
-    stacks.add(trace, selected);
-  }
+  // Parents are within a block, so a block's stacks need only its own events.
+  for_each_selected_block(reader, selector, trace, selected,
+                          [&](size_t) { stacks.add(trace, selected); });
   return stacks.text();
 }
 

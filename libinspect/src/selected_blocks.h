@@ -1,0 +1,32 @@
+#pragma once
+
+// How the streamed writers (event table, Chrome trace, folded stacks) hold one block at a time.
+
+#include <cstddef>
+#include <vector>
+
+#include "etkit/inspect/event_selection.h"
+#include "etkit/inspect/trace.h"
+#include "etkit/inspect/trace_reader.h"
+
+namespace etkit::inspect {
+
+/// Joins each block of `reader` that `selector` selects into `trace` (made by
+/// `reader.skeleton()`), one at a time: the previous block's events and values are cleared
+/// first, so indices are the block's own. Then calls `use(b)` with `selected` holding the
+/// block's selected events.
+template <typename Use>
+void for_each_selected_block(TraceReader& reader, EventSelector& selector, Trace& trace,
+                             std::vector<size_t>& selected, Use&& use) {
+  for (size_t b = 0; b < trace.blocks.size(); ++b) {
+    if (!selector.block_selected(trace, b)) continue;
+    trace.events.clear();
+    trace.values.clear();
+    reader.join_block(b, trace);
+    selected.clear();
+    selector.select_block(trace, b, selected);
+    use(b);
+  }
+}
+
+}  // namespace etkit::inspect
