@@ -493,8 +493,10 @@ Error render_streamed_refs(const Table& head, const std::function<void(const Row
         std::memset(p, ' ', pad);
         p += pad;
       }
-      std::memcpy(p, text.data(), text.size());
-      p += text.size();
+      if (!text.empty()) {  // an empty cell's view may have no data pointer at all
+        std::memcpy(p, text.data(), text.size());
+        p += text.size();
+      }
       if (!right[c] && c + 1 < n) {
         std::memset(p, ' ', pad);
         p += pad;
