@@ -1,0 +1,21 @@
+#pragma once
+
+// The text of a JSON number exactly as etdump-inspect's JSON writer (nlohmann::json's dump)
+// prints it, for writers that build JSON by hand to stream it. Most numbers the inspector writes
+// are times with a few decimals (ticks / 1e3, / 1e6), and those take a fast path; any other
+// finite double goes to nlohmann's own conversion, so the bytes are the same for every value.
+
+namespace etkit::inspect {
+
+/// Writes `x` (finite) at `out` as nlohmann's `dump` writes a double, and returns the end. `out`
+/// needs room for 32 bytes.
+///
+/// Fast path: when `x` is the double nearest to a decimal c with at most 9 decimals, and c lies
+/// inside `x`'s rounding interval by more than 1/64 of an ulp on either side, c is the shortest
+/// decimal that reads back as `x` (no other decimal with as few digits fits in an interval
+/// narrower than c's last digit), and grisu2, whose boundaries err by less than 1/256 of an ulp,
+/// finds it too; c is then printed in nlohmann's layout (fixed notation with ".0" for integral
+/// values, "0.00ddd" down to 1e-4). The check is exact, in 128-bit integers.
+char* json_number_chars(char* out, double x);
+
+}  // namespace etkit::inspect

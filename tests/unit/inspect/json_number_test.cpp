@@ -1,0 +1,99 @@
+#include "etkit/inspect/json_number.h"
+
+#include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <string>
+
+namespace etkit::inspect {
+namespace {
+
+// nlohmann's own text of `x`, as `dump` writes it.
+std::string reference(double x) { return nlohmann::json(x).dump(); }
+
+std::string fast(double x) {
+  char buf[64];
+  return std::string(buf, json_number_chars(buf, x));
+}
+
+// Counts the values whose text differs, checking the first few so a failure shows the value.
+struct Compare {
+  int64_t checked = 0;
+  int64_t differ = 0;
+  void operator()(double x) {
+    ++checked;
+    const std::string want = reference(x);
+    const std::string got = fast(x);
+    if (got != want) {
+      if (++differ <= 5) CHECK_MESSAGE(got == want, "x = " << x);
+    }
+  }
+};
+
+TEST_CASE("json numbers: times from integer ticks, as nlohmann writes them") {
+  Compare same;
+  // Every tick count up to 1M, in us and ms from ns, and in s.
+  for (int64_t n = 0; n < 1000000; ++n) {
+    const double ns = static_cast<double>(n);
+    same(ns / 1e3);
+    same(ns / 1e6);
+    if (n % 16 == 0) same(ns / 1e9);
+  }
+  // Long runs, and a 24 MHz clock (ns per tick not an integer).
+  std::mt19937_64 rng(7);
+  for (int i = 0; i < 500000; ++i) {
+    const auto n = static_cast<double>(rng() >> (16 + i % 40));
+    same(n / 1e3);
+    same(n / 1e6);
+    same(n * (1e9 / 24e6) / 1e3);
+    same(-n / 1e3);
+  }
+  CHECK(same.differ == 0);
+  CHECK(same.checked > 4000000);
+}
+
+TEST_CASE("json numbers: any double, and the edges of the fast path") {
+  Compare same;
+  std::mt19937_64 rng(11);
+  for (int i = 0; i < 500000; ++i) {
+    // Random bit patterns of every magnitude (NaN and infinity left out: JSON has none).
+    const uint64_t bits = rng();
+    double x;
+    std::memcpy(&x, &bits, sizeof x);
+    if (std::isfinite(x)) same(x);
+    // Random values near the ranges the fast path takes.
+    const double scale = std::ldexp(1.0, static_cast<int>(rng() % 60) - 20);
+    same(static_cast<double>(rng() >> 11) / 0x1p53 * scale);
+  }
+  const double edges[] = {0.0,      -0.0,   1.0,     0.5,    1e-4,   0.0001,  0.00012,
+                          9.9999e-5, 1e-5,  0x1p22,  0x1p32, 0x1p42, 0x1p52,  1e15,
+                          1e16,     123456789012345.0,    0.1,     0.2,    0.3,     2.5e-3,
+                          4194303.999999999, 4294967295.999999, 4398046511103.999};
+  for (double x : edges) {
+    same(x);
+    same(-x);
+    same(std::nextafter(x, 0.0));
+    same(std::nextafter(x, 1e300));
+  }
+  // Powers of two, whose interval is narrower below.
+  for (int e = -30; e < 60; ++e) {
+    const double x = std::ldexp(1.0, e);
+    same(x);
+    same(std::nextafter(x, 0.0));
+    same(std::nextafter(x, 1e300));
+  }
+  CHECK(same.differ == 0);
+  CHECK(fast(0.0) == "0.0");
+  CHECK(fast(-0.0) == "-0.0");
+  CHECK(fast(14.0) == "14.0");
+  CHECK(fast(13.993) == "13.993");
+  CHECK(fast(0.007) == "0.007");
+  CHECK(fast(1e-5) == "1e-05");
+}
+
+}  // namespace
+}  // namespace etkit::inspect
