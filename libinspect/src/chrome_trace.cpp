@@ -4,6 +4,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstring>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -14,9 +15,12 @@
 
 #include "etkit/inspect/event_selection.h"
 #include "etkit/inspect/event_table.h"
+#include "etkit/inspect/json_number.h"
 #include "etkit/inspect/trace_reader.h"
 #include "etkit/inspect/operator_naming.h"
+#include "block_join.h"
 #include "selected_blocks.h"
+#include "text_sink.h"
 
 namespace etkit::inspect {
 
@@ -24,6 +28,8 @@ namespace {
 
 using json = nlohmann::ordered_json;
 using namespace std::literals;
+using detail::kDelegateOp;
+using detail::TextSink;
 
 std::string dump_line(const json& j) {
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
@@ -67,6 +73,9 @@ class ChromeTraceWriter {
     }
   }
 
+  // The track of a method's host events, as `add_tracks` gives it to the first one.
+  void add_method_track(const std::string& method) { last_tid_ = find_tid(method, -2, {}); }
+
   template <typename Write>
   void write_head(Write&& write) {
     write("{\"traceEvents\": [\n");
@@ -85,22 +94,16 @@ class ChromeTraceWriter {
   }
 
   template <typename Write>
-  void write_events(const Trace& trace, const std::vector<size_t>& selected, Write&& write) {
-    std::string line;
+  void write_events(const Trace& trace, const std::vector<size_t>& selected, TextSink& sink,
+                    Write&& write) {
     for (size_t i : selected) {
       const TraceEvent& e = trace.events[i];
       const TraceBlock& b = trace.blocks[e.block];
       const std::string_view device = event_device(e);
-      if (map_ == nullptr && fast_line(trace, e, b, device, line)) {
-        write(line);
-        continue;
-      }
+      if (map_ == nullptr && fast_line(trace, e, b, device, sink)) continue;
       json ev;
       ev["name"] = e.name;
-      ev["cat"] = !device.empty() ? "device"
-                  : e.delegate || e.op == "delegate" ? "delegate"
-                  : e.op.empty() ? "framework"
-                                 : "operator";
+      ev["cat"] = category(e, device);
       ev["ph"] = "X";
       ev["ts"] = e.start_ns / 1e3;
       ev["dur"] = e.duration_ns / 1e3;
@@ -151,12 +154,19 @@ class ChromeTraceWriter {
   }
 
  private:
-  // `,\n` and the event's line as nlohmann's compact dump writes it, built by hand (an object
-  // per event was most of the export's time); false, leaving it to nlohmann, when a string
-  // needs escaping. Numbers: integers in decimal, times with nlohmann's own shortest
-  // round-trip formatting.
+  static std::string_view category(const TraceEvent& e, std::string_view device) {
+    return !device.empty()                    ? "device"
+           : e.delegate || e.op == kDelegateOp ? "delegate"
+           : e.op.empty()                      ? "framework"
+                                               : "operator";
+  }
+
+  // `,\n` and the event's line as nlohmann's compact dump writes it, written by hand straight
+  // into `sink` (an object per event was most of the export's time); false, leaving it to
+  // nlohmann, when a string needs escaping. Numbers: integers in decimal, times as nlohmann
+  // prints them (`json_number_chars`).
   bool fast_line(const Trace& trace, const TraceEvent& e, const TraceBlock& b,
-                 std::string_view device, std::string& line) {
+                 std::string_view device, TextSink& sink) {
     auto plain = [](std::string_view text) {
       for (char c : text) {
         const auto u = static_cast<unsigned char>(c);
@@ -169,69 +179,62 @@ class ChromeTraceWriter {
         !plain(kind)) {
       return false;
     }
+    const int64_t tid = tid_of(trace, e);
+    // Room for the strings and at most about 250 bytes of keys and numbers.
+    char* p = sink.reserve(320 + e.name.size() + e.op.size() + e.delegate_id.size() +
+                           device.size() + kind.size());
+    auto put = [&](std::string_view s) {
+      std::memcpy(p, s.data(), s.size());
+      p += s.size();
+    };
     auto number = [&](double x) {
-      if (!std::isfinite(x)) {
-        line += "null"sv;
-        return;
+      if (std::isfinite(x)) {
+        p = json_number_chars(p, x);
+      } else {
+        put("null"sv);
       }
-      char buf[64];
-      char* end = nlohmann::detail::to_chars(buf, buf + sizeof buf, x);
-      line.append(buf, static_cast<size_t>(end - buf));
     };
-    auto text = [&](std::string_view key, std::string_view value) {
-      line += '"';
-      line += key;
-      line += "\":\""sv;
-      line += value;
-      line += '"';
-    };
-    auto integer = [&](std::string_view key, int64_t value) {
-      line += '"';
-      line += key;
-      line += "\":"sv;
-      char buf[24];
-      auto [end, ec] = std::to_chars(buf, buf + sizeof buf, value);
-      line.append(buf, static_cast<size_t>(end - buf));
-    };
-    line.clear();
-    line += ",\n{"sv;
-    text("name", e.name);
-    line += ',';
-    text("cat", !device.empty() ? "device"
-                : e.delegate || e.op == "delegate" ? "delegate"
-                : e.op.empty() ? "framework"
-                               : "operator");
-    line += ",\"ph\":\"X\",\"ts\":"sv;
+    auto integer = [&](int64_t value) { p = std::to_chars(p, p + 24, value).ptr; };
+    put(",\n{\"name\":\""sv);
+    put(e.name);
+    put("\",\"cat\":\""sv);
+    put(category(e, device));
+    put("\",\"ph\":\"X\",\"ts\":"sv);
     number(e.start_ns / 1e3);
-    line += ",\"dur\":"sv;
+    put(",\"dur\":"sv);
     number(e.duration_ns / 1e3);
-    line += ",\"pid\":1,"sv;
-    integer("tid", tid_of(trace, e));
-    line += ",\"args\":{"sv;
-    integer("block", e.block);
-    line += ',';
-    text("kind", kind);
+    put(",\"pid\":1,\"tid\":"sv);
+    integer(tid);
+    put(",\"args\":{\"block\":"sv);
+    integer(e.block);
+    put(",\"kind\":\""sv);
+    put(kind);
+    put("\""sv);
     if (!b.load) {
-      line += ',';
-      integer("iteration", b.iteration);
+      put(",\"iteration\":"sv);
+      integer(b.iteration);
     }
     if (e.instruction >= 0) {
-      line += ',';
-      integer("instruction", e.instruction);
+      put(",\"instruction\":"sv);
+      integer(e.instruction);
     }
     if (!e.op.empty()) {
-      line += ',';
-      text("op", e.op);
+      put(",\"op\":\""sv);
+      put(e.op);
+      put("\""sv);
     }
     if (!e.delegate_id.empty()) {
-      line += ',';
-      text("delegate_id", e.delegate_id);
+      put(",\"delegate_id\":\""sv);
+      put(e.delegate_id);
+      put("\""sv);
     }
     if (!device.empty()) {
-      line += ',';
-      text("device", device);
+      put(",\"device\":\""sv);
+      put(device);
+      put("\""sv);
     }
-    line += "}}"sv;
+    put("}}"sv);
+    sink.commit(p);
     return true;
   }
 
@@ -290,11 +293,15 @@ std::string chrome_trace_json(const Trace& trace, const std::vector<size_t>& sel
 std::string chrome_trace_json(const Trace& trace, const std::vector<size_t>& selected,
                               const DebugMap* map) {
   std::string out;
+  const std::function<void(std::string_view)> append = [&](std::string_view s) { out += s; };
+  TextSink sink(append);
+  auto put = [&](std::string_view s) { sink.put(s); };
   ChromeTraceWriter writer(trace, map);
   writer.add_tracks(trace, selected);
-  writer.write_head([&](std::string_view s) { out += s; });
-  writer.write_events(trace, selected, [&](std::string_view s) { out += s; });
-  writer.write_tail([&](std::string_view s) { out += s; });
+  writer.write_head(put);
+  writer.write_events(trace, selected, sink, put);
+  writer.write_tail(put);
+  sink.flush();
   return out;
 }
 
@@ -306,21 +313,25 @@ Error write_chrome_trace(TraceReader& reader, const EventSelection& selection,
   std::vector<size_t> selected;
   // Tracks are named before the first event and flows follow the last: a first pass over the
   // blocks finds them, a second writes the events.
-  for_each_selected_block(reader, selector, trace, selected,
-                          [&](size_t) { writer.add_tracks(trace, selected); });
-  std::string out;
-  auto chunked = [&](std::string_view s) {
-    out += s;
-    if (out.size() >= (size_t{1} << 16)) {
-      write(out);
-      out.clear();
+  // A block of host events only, all selected, adds just its method's track and no flow: it
+  // is not joined for that.
+  for (size_t b = 0; b < trace.blocks.size(); ++b) {
+    if (!selector.block_selected(trace, b)) continue;
+    const TraceReader::BlockSummary summary = reader.block_summary(b);
+    if (!summary.delegate_events && !selector.filters_events()) {
+      if (summary.profile_events > 0) writer.add_method_track(trace.blocks[b].method);
+      continue;
     }
-  };
-  writer.write_head(chunked);
+    join_selected_block(reader, selector, trace, b, selected);
+    writer.add_tracks(trace, selected);
+  }
+  TextSink sink(write);
+  auto put = [&](std::string_view s) { sink.put(s); };
+  writer.write_head(put);
   for_each_selected_block(reader, selector, trace, selected,
-                          [&](size_t) { writer.write_events(trace, selected, chunked); });
-  writer.write_tail(chunked);
-  if (!out.empty()) write(out);
+                          [&](size_t) { writer.write_events(trace, selected, sink, put); });
+  writer.write_tail(put);
+  sink.flush();
   return Error();
 }
 

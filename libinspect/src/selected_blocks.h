@@ -11,6 +11,17 @@
 
 namespace etkit::inspect {
 
+/// Joins block `b` of `reader` into `trace` in place of the block joined before, and puts its
+/// selected events in `selected`.
+inline void join_selected_block(TraceReader& reader, EventSelector& selector, Trace& trace,
+                                size_t b, std::vector<size_t>& selected) {
+  trace.events.clear();
+  trace.values.clear();
+  reader.join_block(b, trace);
+  selected.clear();
+  selector.select_block(trace, b, selected);
+}
+
 /// Joins each block of `reader` that `selector` selects into `trace` (made by
 /// `reader.skeleton()`), one at a time: the previous block's events and values are cleared
 /// first, so indices are the block's own. Then calls `use(b)` with `selected` holding the
@@ -20,11 +31,7 @@ void for_each_selected_block(TraceReader& reader, EventSelector& selector, Trace
                              std::vector<size_t>& selected, Use&& use) {
   for (size_t b = 0; b < trace.blocks.size(); ++b) {
     if (!selector.block_selected(trace, b)) continue;
-    trace.events.clear();
-    trace.values.clear();
-    reader.join_block(b, trace);
-    selected.clear();
-    selector.select_block(trace, b, selected);
+    join_selected_block(reader, selector, trace, b, selected);
     use(b);
   }
 }

@@ -59,6 +59,7 @@ struct TraceReader::Impl {
   std::vector<uint8_t> bytes;
   detail::VerifiedDump dump;
   std::vector<size_t> runs;  // file index of each trace block (the metadata block is not one)
+  std::vector<BlockSummary> summaries;  // of each trace block
   Trace skeleton;
   uint64_t first_start = 0;
   double ns_per_tick = 1;
@@ -92,6 +93,7 @@ Error TraceReader::Impl::open(std::span<const uint8_t> data) {
     const size_t b = skeleton.blocks.size();
     add_block(fb_str(run->name()), executions, skeleton);
     runs.push_back(r);
+    BlockSummary& summary = summaries.emplace_back();
     const auto* events = run->events();
     const size_t num_events = events == nullptr ? 0 : events->size();
     for (size_t i = 0; i < num_events; ++i) {
@@ -102,6 +104,10 @@ Error TraceReader::Impl::open(std::span<const uint8_t> data) {
         has_values = has_values || e->debug_event() != nullptr;
         continue;
       }
+      ++summary.profile_events;
+      const auto* id_str = p->delegate_debug_id_str();
+      summary.delegate_events = summary.delegate_events || p->delegate_debug_id_int() != -1 ||
+                                (id_str != nullptr && id_str->size() > 0);
       Result<std::pair<uint64_t, uint64_t>> span = span_of(p->start_time(), p->end_time());
       if (!span.ok()) {
         // As build_trace numbers it: blocks without the metadata block.
@@ -154,6 +160,10 @@ Result<TraceReader> TraceReader::over(std::span<const uint8_t> bytes, const std:
 Trace TraceReader::skeleton() const { return impl_->skeleton; }
 
 bool TraceReader::has_values() const { return impl_->has_values; }
+
+TraceReader::BlockSummary TraceReader::block_summary(size_t b) const {
+  return impl_->summaries[b];
+}
 
 void TraceReader::join_block(size_t b, Trace& trace) {
   Impl& m = *impl_;

@@ -3,6 +3,8 @@
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
 
+#include <cstdio>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -84,6 +86,55 @@ TEST_CASE("chrome trace: streamed (write_chrome_trace) is the joined text, flows
   bad.name_regex = "(";
   CHECK(write_chrome_trace(*reader, bad, [](std::string_view) {}).code() ==
         ErrorCode::InvalidArgument);
+}
+
+// The streamed export does not join a block of host events only (every event on its method's
+// track, no flow) to find the tracks: they must still be numbered in order of first appearance
+// with such blocks before, between and after delegate ones, and an empty block adds none.
+TEST_CASE("chrome trace: streamed tracks in order around blocks of host events only") {
+  std::vector<uint8_t> memory(256 << 10);
+  FakeClock clock(5);
+  ETDumpWriter w(memory, clock);
+  const char* const methods[] = {"init", "decode", "prefill", "empty", "decode", "init"};
+  for (int k = 0; k < 6; ++k) {
+    w.create_event_block(methods[k]);
+    if (k == 3) continue;
+    TracerEntry method = w.start_profiling("Method::execute");
+    w.set_chain_debug_handle(0, 0);
+    TracerEntry op = w.start_profiling(k == 1 ? "DELEGATE_CALL" : "OPERATOR_CALL");
+    if (k == 1 || k == 2) {
+      w.log_profiling_delegate(k == 1 ? "conv" : "prof:sim:mm", kUnsetDelegateDebugIntId,
+                               clock.now(), clock.now() + 5);
+    }
+    w.end_profiling(op);
+    w.set_chain_debug_handle(kUnsetChainId, kUnsetDebugHandle);
+    w.end_profiling(method);
+  }
+  const std::vector<uint8_t> bytes = w.serialize();
+  const std::string path =
+      (std::filesystem::temp_directory_path() / "etkit_chrome_host_only.etdump").string();
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  REQUIRE(f != nullptr);
+  std::fwrite(bytes.data(), 1, bytes.size(), f);
+  std::fclose(f);
+  test::check_streamed(path);
+  Result<TraceReader> reader = TraceReader::open(path);
+  REQUIRE(reader.ok());
+  CHECK(reader->block_summary(0).profile_events == 2);
+  CHECK_FALSE(reader->block_summary(0).delegate_events);
+  CHECK(reader->block_summary(1).profile_events == 3);
+  CHECK(reader->block_summary(1).delegate_events);
+  CHECK(reader->block_summary(2).delegate_events);
+  CHECK(reader->block_summary(3).profile_events == 0);
+  std::string chrome;
+  REQUIRE(write_chrome_trace(*reader, {}, [&](std::string_view s) { chrome += s; }).ok());
+  const size_t init = chrome.find("\"args\":{\"name\":\"init\"}");
+  const size_t decode = chrome.find("\"args\":{\"name\":\"decode\"}");
+  const size_t prefill = chrome.find("\"args\":{\"name\":\"prefill\"}");
+  CHECK(init < decode);
+  CHECK(decode < prefill);
+  CHECK(chrome.find("\"name\":\"empty\"") == std::string::npos);
+  std::filesystem::remove(path);
 }
 
 }  // namespace

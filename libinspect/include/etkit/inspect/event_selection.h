@@ -78,6 +78,9 @@ class EventSelector {
   bool block_selected(const Trace& trace, size_t b) const;
   /// Appends the indices of the selected events of block `b` to `out`.
   void select_block(const Trace& trace, size_t b, std::vector<size_t>& out);
+  /// Whether some events of a selected block may be left out (a name filter); if not, a
+  /// selected block's events are all selected.
+  bool filters_events() const { return regex_ != nullptr; }
 
  private:
   EventSelection selection_;

@@ -40,6 +40,14 @@ class TraceReader {
   /// Whether the dump logged any value (a debug event), i.e. whether the joined trace has
   /// `values`.
   bool has_values() const;
+  /// What `open` saw of block `b` without joining it: its number of profile events, and
+  /// whether any of them is a delegate's (has a delegate debug id). A block without delegate
+  /// events has only host events: every one is on its method's track, none is a device event.
+  struct BlockSummary {
+    uint32_t profile_events = 0;
+    bool delegate_events = false;
+  };
+  BlockSummary block_summary(size_t b) const;
   /// Appends the events and values of block `b` to `trace` (made by `skeleton()`, possibly with
   /// events of other blocks, or cleared of them), and sets that block's `first_event` and
   /// `num_events`. Indices (`parent`) are into `trace.events` as it then is.
