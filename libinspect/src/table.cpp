@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "etkit/inspect/time_unit.h"
+#include "text_sink.h"
 
 namespace etkit::inspect {
 
@@ -148,130 +149,40 @@ std::string cell_text(const Cell& cell, const Column& column) {
   return s;
 }
 
-// `t` with each time column converted to the unit its values read best in, the unit named in
-// the column's header; the title names no unit.
-Table with_readable_units(const Table& t) {
-  Result<TimeUnit> from = parse_time_unit(t.unit);
-  if (!from.ok()) return t;
-  Table out = t;
-  out.unit.clear();
-  const double from_ns_per = ns_per(*from);
-  for (size_t c = 0; c < out.columns.size(); ++c) {
-    Column& column = out.columns[c];
-    if (!column.time) continue;
-    // The unit reads best for the column's typical time: the (lower) median of its non-zero
-    // times, so one long event does not push every short one to "0.000030".
-    std::vector<double> times;
-    for (const auto& row : out.rows) {
-      if (c >= row.size()) continue;
-      if (const auto* d = std::get_if<double>(&row[c]);
-          d != nullptr && std::isfinite(*d) && *d != 0) {
-        times.push_back(std::fabs(*d) * from_ns_per);
-      }
-    }
-    double typical = 0;
-    if (!times.empty()) {
-      const auto middle = times.begin() + static_cast<std::ptrdiff_t>((times.size() - 1) / 2);
-      std::nth_element(times.begin(), middle, times.end());
-      typical = *middle;
-    }
-    const TimeUnit to = readable_time_unit(typical);
-    const double factor = from_ns_per / ns_per(to);
-    for (auto& row : out.rows) {
-      if (c >= row.size()) continue;
-      if (auto* d = std::get_if<double>(&row[c])) *d *= factor;
-    }
-    column.decimals = time_decimals(to);
-    column.name += std::string("[") + time_unit_name(to) + "]";
+// A CSV field (RFC 4180: quoted when it holds a comma, quote or newline, quotes doubled) or a
+// TSV field (tabs and newlines as spaces) of `s`, straight into `sink`, after a separator when
+// `lead`; `scan` false for text known to need neither quoting nor replacing (numbers).
+void put_field(detail::TextSink& sink, std::string_view s, char sep, bool lead, bool scan) {
+  char* p = sink.reserve(2 * s.size() + 3);
+  if (lead) *p++ = sep;
+  const size_t size = s.size();
+  if (size == 0) {  // an empty view may have no data pointer at all
+    sink.commit(p);
+    return;
   }
-  return out;
-}
-
-bool right_aligned(const Cell& cell) {
-  return std::holds_alternative<int64_t>(cell) || std::holds_alternative<double>(cell);
-}
-
-void render_text(const Table& t, std::string& out) {
-  out += "# " + t.title;
-  if (!t.unit.empty()) out += " (times in " + t.unit + ")";
-  out += '\n';
-  const size_t n = t.columns.size();
-  std::vector<std::vector<std::string>> texts;
-  std::vector<size_t> width(n);
-  std::vector<bool> right(n, false);
-  for (size_t c = 0; c < n; ++c) width[c] = t.columns[c].name.size();
-  for (const auto& row : t.rows) {
-    std::vector<std::string> line(n);
-    for (size_t c = 0; c < n && c < row.size(); ++c) {
-      line[c] = cell_text(row[c], t.columns[c]);
-      width[c] = std::max(width[c], line[c].size());
-      if (right_aligned(row[c])) right[c] = true;
-    }
-    texts.push_back(std::move(line));
-  }
-  auto emit = [&](const std::vector<std::string>& line) {
-    std::string s;
-    for (size_t c = 0; c < n; ++c) {
-      const size_t pad = width[c] - line[c].size();
-      if (c > 0) s += "  ";
-      if (right[c]) s.append(pad, ' ');
-      s += line[c];
-      if (!right[c] && c + 1 < n) s.append(pad, ' ');
-    }
-    while (!s.empty() && s.back() == ' ') s.pop_back();
-    out += s;
-    out += '\n';
-  };
-  std::vector<std::string> header(n);
-  for (size_t c = 0; c < n; ++c) header[c] = t.columns[c].name;
-  emit(header);
-  for (const auto& line : texts) emit(line);
-}
-
-// Appends `s` as a CSV (quoted when it holds a comma, quote or newline) or TSV field (tabs and
-// newlines as spaces).
-void append_field(std::string_view s, char sep, std::string& out) {
-  if (sep == '\t') {
-    const size_t at = out.size();
-    out += s;
-    for (size_t k = at; k < out.size(); ++k) {
-      if (out[k] == '\t' || out[k] == '\n') out[k] = ' ';
-    }
+  const char* in = s.data();
+  if (scan && sep == '\t') {
+    for (size_t k = 0; k < size; ++k) p[k] = in[k] == '\t' || in[k] == '\n' ? ' ' : in[k];
+    sink.commit(p + size);
     return;
   }
   bool quote = false;
-  for (char ch : s) quote = quote || ch == ',' || ch == '"' || ch == '\n';
+  if (scan) {
+    // Without short-circuits, so the loop has no branch per character.
+    for (size_t k = 0; k < size; ++k) quote |= (in[k] == ',') | (in[k] == '"') | (in[k] == '\n');
+  }
   if (!quote) {
-    out += s;
+    std::memcpy(p, in, size);
+    sink.commit(p + size);
     return;
   }
-  out += '"';
-  for (char ch : s) {
-    if (ch == '"') out += '"';
-    out += ch;
+  *p++ = '"';
+  for (size_t k = 0; k < size; ++k) {
+    if (in[k] == '"') *p++ = '"';
+    *p++ = in[k];
   }
-  out += '"';
-}
-
-std::string csv_field(const std::string& s, char sep) {
-  std::string r;
-  append_field(s, sep, r);
-  return r;
-}
-
-void render_separated(const Table& t, char sep, std::string& out) {
-  for (size_t c = 0; c < t.columns.size(); ++c) {
-    if (c > 0) out += sep;
-    out += csv_field(t.columns[c].name, sep);
-  }
-  out += '\n';
-  for (const auto& row : t.rows) {
-    for (size_t c = 0; c < t.columns.size(); ++c) {
-      if (c > 0) out += sep;
-      if (c < row.size()) out += csv_field(cell_text(row[c], t.columns[c]), sep);
-    }
-    out += '\n';
-  }
+  *p++ = '"';
+  sink.commit(p);
 }
 
 nlohmann::ordered_json json_cell(const Cell& cell) {
@@ -285,7 +196,8 @@ nlohmann::ordered_json json_cell(const Cell& cell) {
   return nullptr;
 }
 
-// A line of aligned text, as render_text emits it.
+// A line of aligned text: cells padded to their column's width, two spaces apart, text left and
+// numbers right, without trailing spaces.
 void emit_line(const std::vector<std::string>& line, const std::vector<size_t>& width,
                const std::vector<bool>& right, std::string& out) {
   const size_t n = line.size();
@@ -330,30 +242,41 @@ Error render_streamed_refs(const Table& head, const std::function<void(const Row
   std::string big;
   const size_t n = head.columns.size();
   if (format != Format::Table) {
-    std::string out;
-    out.reserve(kChunk + 4096);
+    detail::TextSink sink(write);
     const char sep = format == Format::Csv ? ',' : '\t';
-    for (size_t c = 0; c < n; ++c) {
-      if (c > 0) out += sep;
-      out += csv_field(head.columns[c].name, sep);
-    }
-    out += '\n';
+    for (size_t c = 0; c < n; ++c) put_field(sink, head.columns[c].name, sep, c > 0, true);
+    auto newline = [&] {
+      char* p = sink.reserve(1);
+      *p = '\n';
+      sink.commit(p + 1);
+    };
+    newline();
     rows([&](std::span<const CellRef> row) {
       for (size_t c = 0; c < n; ++c) {
-        if (c > 0) out += sep;
-        if (c < row.size()) append_field(ref_text(row[c], head.columns[c], buf, big), sep, out);
+        if (c >= row.size()) {
+          if (c > 0) put_field(sink, {}, sep, true, false);
+          continue;
+        }
+        const CellRef& cell = row[c];
+        if (cell.kind == CellRef::Kind::Text || cell.kind == CellRef::Kind::List) {
+          put_field(sink, cell.text, sep, c > 0, true);
+          continue;
+        }
+        // A number is formatted in place (128 bytes is ref_text's room); it holds no
+        // separator, quote or newline.
+        char* p = sink.reserve(129);
+        if (c > 0) *p++ = sep;
+        const std::string_view t = ref_text(cell, head.columns[c], p, big);
+        if (!t.empty() && t.data() != p) std::memmove(p, t.data(), t.size());
+        sink.commit(p + t.size());
       }
-      out += '\n';
-      if (out.size() >= kChunk) {
-        write(out);
-        out.clear();
-      }
+      newline();
     });
-    if (!out.empty()) write(out);
+    sink.flush();
     return Error();
   }
 
-  // Aligned text. Automatic units as with_readable_units() picks them: the unit of a time
+  // Aligned text. Automatic units (table.h): the unit of a time
   // column is that of its lower median non-zero value; readable_time_unit() is a step function
   // of the value, so counting the values per unit finds the median's unit without keeping them.
   // The widest text of a time column is that of its largest or smallest value (formatting is
@@ -514,9 +437,8 @@ Error render_streamed_refs(const Table& head, const std::function<void(const Row
   return Error();
 }
 
-std::string render(const std::vector<Table>& tables, Format format,
-                   const RenderOptions& options) {
-  std::string out;
+void render(const std::vector<Table>& tables, Format format, const RenderOptions& options,
+            const std::function<void(std::string_view)>& write) {
   if (format == Format::Json) {
     nlohmann::ordered_json doc;
     doc["tables"] = nlohmann::ordered_json::array();
@@ -536,21 +458,33 @@ std::string render(const std::vector<Table>& tables, Format format,
       doc["tables"].push_back(std::move(jt));
     }
     if (!options.warnings.empty()) doc["warnings"] = options.warnings;
-    out = doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+    std::string out = doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
     out += '\n';
-    return out;
+    write(out);
+    return;
   }
+  // Text, CSV and TSV go through the streamed renderer, row by row from the tables: one
+  // printer, and no copy of a table or of its cells' texts.
+  std::vector<CellRef> refs;
   for (size_t i = 0; i < tables.size(); ++i) {
-    if (i > 0) out += '\n';
-    switch (format) {
-      case Format::Table:
-        render_text(options.auto_time_units ? with_readable_units(tables[i]) : tables[i], out);
-        break;
-      case Format::Csv: render_separated(tables[i], ',', out); break;
-      case Format::Tsv: render_separated(tables[i], '\t', out); break;
-      case Format::Json: break;
-    }
+    if (i > 0) write("\n");
+    const Table& t = tables[i];
+    auto rows = [&](const RowRefVisitor& visit) {
+      for (const std::vector<Cell>& row : t.rows) {
+        refs.resize(row.size());
+        for (size_t c = 0; c < row.size(); ++c) refs[c] = CellRef::of(row[c]);
+        visit(refs);
+      }
+    };
+    // Not JSON, so it cannot fail.
+    (void)render_streamed_refs(t, rows, format, options, write);
   }
+}
+
+std::string render(const std::vector<Table>& tables, Format format,
+                   const RenderOptions& options) {
+  std::string out;
+  render(tables, format, options, [&](std::string_view s) { out += s; });
   return out;
 }
 

@@ -88,6 +88,12 @@ struct RenderOptions {
 std::string render(const std::vector<Table>& tables, Format format,
                    const RenderOptions& options = {});
 
+/// The same text handed to `write` in pieces (about 64 KiB each), without holding it whole.
+/// Text, CSV and TSV are rendered row by row from the tables (`render_streamed_refs`), with no
+/// copy of a table.
+void render(const std::vector<Table>& tables, Format format, const RenderOptions& options,
+            const std::function<void(std::string_view)>& write);
+
 /// Called once per row of a streamed table (`render_streamed`); the row is only borrowed.
 using RowVisitor = std::function<void(const std::vector<Cell>&)>;
 
