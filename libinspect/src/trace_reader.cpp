@@ -66,6 +66,7 @@ struct TraceReader::Impl {
   BlockJoiner joiner;
   FlatbufferStrings strings;
   bool has_values = false;
+  bool has_tensor_values = false;
 
   Error open(std::span<const uint8_t> data);
 };
@@ -101,7 +102,13 @@ Error TraceReader::Impl::open(std::span<const uint8_t> data) {
       if (Error err = converter.check(e, r, i); !err.ok()) return located(err);
       const fb::ProfileEvent* p = e->profile_event();
       if (p == nullptr) {
-        has_values = has_values || e->debug_event() != nullptr;
+        if (const fb::DebugEvent* d = e->debug_event(); d != nullptr) {
+          has_values = true;
+          const fb::Value* v = d->debug_entry();
+          has_tensor_values = has_tensor_values ||
+                              (v != nullptr && (v->val() == fb::ValueType::Tensor ||
+                                                v->val() == fb::ValueType::TensorList));
+        }
         continue;
       }
       ++summary.profile_events;
@@ -160,6 +167,8 @@ Result<TraceReader> TraceReader::over(std::span<const uint8_t> bytes, const std:
 Trace TraceReader::skeleton() const { return impl_->skeleton; }
 
 bool TraceReader::has_values() const { return impl_->has_values; }
+
+bool TraceReader::has_tensor_values() const { return impl_->has_tensor_values; }
 
 TraceReader::BlockSummary TraceReader::block_summary(size_t b) const {
   return impl_->summaries[b];

@@ -40,6 +40,9 @@ class TraceReader {
   /// Whether the dump logged any value (a debug event), i.e. whether the joined trace has
   /// `values`.
   bool has_values() const;
+  /// Whether any logged value is a tensor or a list of tensors (whose payloads are in a debug
+  /// buffer).
+  bool has_tensor_values() const;
   /// What `open` saw of block `b` without joining it: its number of profile events, and
   /// whether any of them is a delegate's (has a delegate debug id). A block without delegate
   /// events has only host events: every one is on its method's track, none is a device event.
