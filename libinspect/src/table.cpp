@@ -112,8 +112,10 @@ std::string_view ref_text(const CellRef& cell, const Column& column, char* buf, 
   if (std::isinf(d)) return d > 0 ? "inf" : "-inf";
   std::string_view text;
   if (column.decimals == kSignificantDigits) {
-    std::snprintf(buf, 128, "%.6g", d);
-    text = buf;
+    // printf's "%.6g" (to_chars with a precision is specified as printf in the C locale),
+    // without printf's multi-precision arithmetic: several times faster, in every statistic.
+    const auto [end, ec] = std::to_chars(buf, buf + 128, d, std::chars_format::general, 6);
+    text = std::string_view(buf, static_cast<size_t>(end - buf));
   } else if (char* end = fixed_chars(buf, d, column.decimals); end != nullptr) {
     text = std::string_view(buf, static_cast<size_t>(end - buf));
   } else {
