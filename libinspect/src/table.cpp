@@ -34,6 +34,23 @@ CellRef CellRef::of(const Cell& cell) {
 
 namespace {
 
+// Copies `n` bytes from `from` to `to`. Cells are short, and a call to memcpy for a few bytes
+// was a tenth of the writers' time: up to 16 bytes are two overlapping fixed-size copies, which
+// compile to a few moves, and read and write only the `n` bytes.
+inline void copy_text(char* to, const char* from, size_t n) {
+  if (n >= 8 && n <= 16) {
+    std::memcpy(to, from, 8);
+    std::memcpy(to + n - 8, from + n - 8, 8);
+  } else if (n >= 4 && n < 8) {
+    std::memcpy(to, from, 4);
+    std::memcpy(to + n - 4, from + n - 4, 4);
+  } else if (n < 4) {
+    for (size_t k = 0; k < n; ++k) to[k] = from[k];
+  } else {
+    std::memcpy(to, from, n);
+  }
+}
+
 // printf("%.*f", decimals, x) for a finite `x`, written at `p` (32 bytes suffice); returns the
 // end, or nullptr when out of its range (more than 9 decimals, or |x| * 10^decimals >= 2^64).
 // Exact: x is m * 2^e, so x * 10^decimals is m * 10^decimals * 2^e, an integer of at most 83
@@ -73,7 +90,7 @@ char* fixed_chars(char* p, double x, int decimals) {
   const auto d = static_cast<size_t>(decimals);
   if ((bits >> 63) != 0) *p++ = '-';
   if (d == 0) {
-    std::memcpy(p, digits, n);
+    copy_text(p, digits, n);
     return p + n;
   }
   if (n <= d) {
@@ -81,13 +98,13 @@ char* fixed_chars(char* p, double x, int decimals) {
     *p++ = '.';
     std::memset(p, '0', d - n);
     p += d - n;
-    std::memcpy(p, digits, n);
+    copy_text(p, digits, n);
     return p + n;
   }
-  std::memcpy(p, digits, n - d);
+  copy_text(p, digits, n - d);
   p += n - d;
   *p++ = '.';
-  std::memcpy(p, digits + n - d, d);
+  copy_text(p, digits + n - d, d);
   return p + d;
 }
 
@@ -174,7 +191,7 @@ void put_field(detail::TextSink& sink, std::string_view s, char sep, bool lead, 
     for (size_t k = 0; k < size; ++k) quote |= (in[k] == ',') | (in[k] == '"') | (in[k] == '\n');
   }
   if (!quote) {
-    std::memcpy(p, in, size);
+    copy_text(p, in, size);
     sink.commit(p + size);
     return;
   }
@@ -378,7 +395,16 @@ Error render_streamed_refs(const Table& head, const std::function<void(const Row
   // widths bound every cell (a cell wider than its column cannot occur, the first pass saw it).
   size_t longest = 1;
   for (size_t c = 0; c < n; ++c) longest += width[c] + 2;
-  std::vector<char> chunk(std::max(out.size(), kChunk) + longest);
+  // 16 bytes more: padding of up to 16 spaces is written 16 at a time.
+  std::vector<char> chunk(std::max(out.size(), kChunk) + longest + 16);
+  auto pad_spaces = [](char* at, size_t count) {
+    if (count <= 16) {
+      std::memcpy(at, "                ", 16);
+    } else {
+      std::memset(at, ' ', count);
+    }
+    return at + count;
+  };
   std::memcpy(chunk.data(), out.data(), out.size());
   size_t used = out.size();
   rows([&](std::span<const CellRef> row) {
@@ -414,18 +440,10 @@ Error render_streamed_refs(const Table& head, const std::function<void(const Row
         *p++ = ' ';
         *p++ = ' ';
       }
-      if (right[c]) {
-        std::memset(p, ' ', pad);
-        p += pad;
-      }
-      if (!text.empty()) {  // an empty cell's view may have no data pointer at all
-        std::memcpy(p, text.data(), text.size());
-        p += text.size();
-      }
-      if (!right[c] && c + 1 < n) {
-        std::memset(p, ' ', pad);
-        p += pad;
-      }
+      if (right[c]) p = pad_spaces(p, pad);
+      copy_text(p, text.data(), text.size());  // copies nothing for an empty view
+      p += text.size();
+      if (!right[c] && c + 1 < n) p = pad_spaces(p, pad);
     }
     while (p > begin && p[-1] == ' ') --p;
     *p++ = '\n';
