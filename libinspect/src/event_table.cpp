@@ -228,7 +228,7 @@ void event_row_refs(const Trace& trace, const TraceEvent& e, const EventColumns&
     CellRef cell;
     if (e.delegate || is_instruction_event(e)) {
       auto it = logged.find(Place{e.block, e.instruction, e.delegate ? e.delegate_id : ""});
-      if (it != logged.end()) cell = {CellRef::Kind::List, 0, 0, it->second.text};
+      if (it != logged.end()) cell = CellRef::list(it->second);
     }
     *r++ = cell;
   }

@@ -55,7 +55,7 @@ Table event_table(const Trace& trace, const std::vector<size_t>& selected, TimeU
 /// reads, rendered as `render` renders it (byte for byte), without holding the joined trace:
 /// blocks are joined one at a time (twice for aligned text: `render_streamed_refs`) and their rows
 /// handed on. `layout` as for `event_table`; no debug map. `write` receives the text in pieces.
-/// Errors: those of `EventSelector::make`; `InvalidArgument` for JSON (not streamed).
+/// Errors: those of `EventSelector::make`, before anything is written.
 Error write_event_table(TraceReader& reader, const EventSelection& selection, TimeUnit unit,
                         Format format, const RenderOptions& options, const MetadataLayout* layout,
                         const std::function<void(std::string_view)>& write);
