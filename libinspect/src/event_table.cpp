@@ -261,6 +261,14 @@ Table event_table(const Trace& trace, const std::vector<size_t>& selected, TimeU
 Error write_event_table(TraceReader& reader, const EventSelection& selection, TimeUnit unit,
                         Format format, const RenderOptions& options, const MetadataLayout* layout,
                         const std::function<void(std::string_view)>& write) {
+  ReportStream report(format, options, write);
+  ETKIT_TRY(write_event_table(reader, selection, unit, layout, report));
+  report.finish();
+  return Error();
+}
+
+Error write_event_table(TraceReader& reader, const EventSelection& selection, TimeUnit unit,
+                        const MetadataLayout* layout, ReportStream& report) {
   ETKIT_ASSIGN_OR_RETURN(EventSelector selector, EventSelector::make(selection));
   Trace trace = reader.skeleton();
   const EventColumns cols =
@@ -280,7 +288,7 @@ Error write_event_table(TraceReader& reader, const EventSelection& selection, Ti
       }
     });
   };
-  return render_streamed_refs(cols.head, rows, format, options, write);
+  return report.table(cols.head, rows);
 }
 
 }  // namespace etkit::inspect

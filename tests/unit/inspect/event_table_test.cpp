@@ -125,5 +125,31 @@ TEST_CASE("event table: streamed with a bad regex is an error, and writes nothin
   CHECK(out.empty());
 }
 
+TEST_CASE("event table: several dumps streamed into one report are render's text of their tables") {
+  std::vector<std::string> paths = test::fixture_dumps();
+  const test::DeviceDumpFile device;
+  paths.push_back(device.path());
+  std::vector<Table> tables;
+  for (const std::string& path : paths) {
+    Result<Trace> joined = load_trace(path);
+    REQUIRE(joined.ok());
+    tables.push_back(event_table(*joined, *select_events(*joined, {}), TimeUnit::Us));
+  }
+  RenderOptions options;
+  options.auto_time_units = true;
+  options.warnings = {"a.etdump: 3 events were dropped", "b.etdump: \"quoted\""};
+  for (Format f : {Format::Json, Format::Table, Format::Csv}) {
+    std::string out;
+    ReportStream report(f, options, [&](std::string_view s) { out += s; });
+    for (const std::string& path : paths) {
+      Result<TraceReader> reader = TraceReader::open(path);
+      REQUIRE(reader.ok());
+      REQUIRE(write_event_table(*reader, {}, TimeUnit::Us, nullptr, report).ok());
+    }
+    report.finish();
+    CHECK(out == render(tables, f, options));
+  }
+}
+
 }  // namespace
 }  // namespace etkit::inspect

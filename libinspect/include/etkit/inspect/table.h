@@ -121,7 +121,8 @@ using RowRefVisitor = std::function<void(std::span<const CellRef>)>;
 /// rows ignored) holding those rows (for JSON a whole document, with `options.warnings`).
 /// JSON, CSV and TSV call `rows` once; aligned text twice, once to measure the columns (widths,
 /// and with automatic units the count of values per unit, which decides the median's unit
-/// exactly) and once to write. Errors: none today, every format streams.
+/// exactly) and once to write. Several tables in one report: `ReportStream`
+/// (report_stream.h). Errors: none today, every format streams.
 Error render_streamed(const Table& head, const std::function<void(const RowVisitor&)>& rows,
                       Format format, const RenderOptions& options,
                       const std::function<void(std::string_view)>& write);
