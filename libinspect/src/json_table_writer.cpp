@@ -112,6 +112,7 @@ void json_report_table(TextSink& out, bool first, const Table& head,
   // A row is an object keyed by column name, as `render` builds it: a name that repeats keeps
   // its first place and takes the value of its last column. Each member is written as a
   // fragment (separator, indent, quoted name, ": ") and its value.
+  //
   // A fragment up to kShort bytes long is copied as kShort bytes from a padded copy (one
   // fixed-size move instead of a call to memcpy); the row has room for that.
   constexpr size_t kShort = 48;
