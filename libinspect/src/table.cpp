@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "etkit/inspect/time_unit.h"
+#include "json_table_writer.h"
 #include "text_sink.h"
 
 namespace etkit::inspect {
@@ -28,7 +29,7 @@ CellRef CellRef::of(const Cell& cell) {
   if (const auto* i = std::get_if<int64_t>(&cell)) return integer(*i);
   if (const auto* d = std::get_if<double>(&cell)) return number(*d);
   if (const auto* s = std::get_if<std::string>(&cell)) return string(*s);
-  if (const auto* l = std::get_if<IntList>(&cell)) return {Kind::List, 0, 0, l->text};
+  if (const auto* l = std::get_if<IntList>(&cell)) return list(*l);
   return {};
 }
 
@@ -255,7 +256,12 @@ Error render_streamed_refs(const Table& head, const std::function<void(const Row
                            Format format, const RenderOptions& options,
                            const std::function<void(std::string_view)>& write) {
   if (format == Format::Json) {
-    return Error(ErrorCode::InvalidArgument, "JSON tables are not streamed");
+    detail::TextSink out(write);
+    detail::json_report_open(out);
+    detail::json_report_table(out, true, head, rows);
+    detail::json_report_close(out, true, options.warnings);
+    out.flush();
+    return Error();
   }
   char buf[128];
   std::string big;
