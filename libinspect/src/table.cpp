@@ -6,7 +6,6 @@
 #include <cstddef>
 #include <cstdio>
 #include <cstring>
-#include <nlohmann/json.hpp>
 #include <vector>
 
 #include "etkit/inspect/time_unit.h"
@@ -203,17 +202,6 @@ void put_field(detail::TextSink& sink, std::string_view s, char sep, bool lead, 
   }
   *p++ = '"';
   sink.commit(p);
-}
-
-nlohmann::ordered_json json_cell(const Cell& cell) {
-  if (const auto* i = std::get_if<int64_t>(&cell)) return *i;
-  if (const auto* d = std::get_if<double>(&cell)) {
-    if (!std::isfinite(*d)) return nullptr;
-    return *d;
-  }
-  if (const auto* s = std::get_if<std::string>(&cell)) return *s;
-  if (const auto* l = std::get_if<IntList>(&cell)) return l->items;
-  return nullptr;
 }
 
 // A line of aligned text: cells padded to their column's width, two spaces apart, text left and
@@ -465,45 +453,32 @@ Error render_streamed_refs(const Table& head, const std::function<void(const Row
 
 void render(const std::vector<Table>& tables, Format format, const RenderOptions& options,
             const std::function<void(std::string_view)>& write) {
-  if (format == Format::Json) {
-    nlohmann::ordered_json doc;
-    doc["tables"] = nlohmann::ordered_json::array();
-    for (const Table& t : tables) {
-      nlohmann::ordered_json jt;
-      jt["name"] = t.name;
-      jt["title"] = t.title;
-      jt["unit"] = t.unit.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(t.unit);
-      jt["rows"] = nlohmann::ordered_json::array();
-      for (const auto& row : t.rows) {
-        nlohmann::ordered_json jr = nlohmann::ordered_json::object();
-        for (size_t c = 0; c < t.columns.size(); ++c) {
-          jr[t.columns[c].name] = c < row.size() ? json_cell(row[c]) : nullptr;
-        }
-        jt["rows"].push_back(std::move(jr));
-      }
-      doc["tables"].push_back(std::move(jt));
-    }
-    if (!options.warnings.empty()) doc["warnings"] = options.warnings;
-    std::string out = doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
-    out += '\n';
-    write(out);
-    return;
-  }
-  // Text, CSV and TSV go through the streamed renderer, row by row from the tables: one
-  // printer, and no copy of a table or of its cells' texts.
+  // Every format goes through the streamed writers, row by row from the tables: one printer
+  // per format, and no copy of a table, of its cells' texts or of a JSON document.
   std::vector<CellRef> refs;
-  for (size_t i = 0; i < tables.size(); ++i) {
-    if (i > 0) write("\n");
-    const Table& t = tables[i];
-    auto rows = [&](const RowRefVisitor& visit) {
+  auto rows_of = [&](const Table& t) {
+    return [&refs, &t](const RowRefVisitor& visit) {
       for (const std::vector<Cell>& row : t.rows) {
         refs.resize(row.size());
         for (size_t c = 0; c < row.size(); ++c) refs[c] = CellRef::of(row[c]);
         visit(refs);
       }
     };
-    // Not JSON, so it cannot fail.
-    (void)render_streamed_refs(t, rows, format, options, write);
+  };
+  if (format == Format::Json) {
+    detail::TextSink out(write);
+    detail::json_report_open(out);
+    for (size_t i = 0; i < tables.size(); ++i) {
+      detail::json_report_table(out, i == 0, tables[i], rows_of(tables[i]));
+    }
+    detail::json_report_close(out, !tables.empty(), options.warnings);
+    out.flush();
+    return;
+  }
+  for (size_t i = 0; i < tables.size(); ++i) {
+    if (i > 0) write("\n");
+    // Not JSON: it cannot fail.
+    (void)render_streamed_refs(tables[i], rows_of(tables[i]), format, options, write);
   }
 }
 

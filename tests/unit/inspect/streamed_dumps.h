@@ -25,6 +25,7 @@
 #include "etkit/inspect/table.h"
 #include "etkit/inspect/trace_reader.h"
 #include "inspect_test_util.h"
+#include "json_reference.h"
 
 namespace etkit::inspect::test {
 
@@ -108,6 +109,8 @@ inline void check_streamed(const std::string& path) {
           CHECK(streamed_table(*reader, selection, unit, f, o) == render({table}, f, o));
         }
       }
+      // render writes JSON by hand too: it must be nlohmann's document.
+      CHECK(render({table}, Format::Json) == reference_json({table}));
     }
     std::string chrome;
     REQUIRE(write_chrome_trace(*reader, selection, [&](std::string_view s) { chrome += s; }).ok());
