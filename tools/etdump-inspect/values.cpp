@@ -86,9 +86,8 @@ std::vector<bool> selected_blocks(const inspect::Trace& trace, const DumpOptions
   return blocks;
 }
 
-// Without --program and --debug-map, and not in JSON, the table goes straight from each
-// block's join to stdout and tensors are saved block by block: the joined trace is never held
-// (DESIGN.md section 5). The dump is opened (and so checked), the selection checked and the
+// Without --program and --debug-map, the table goes straight from each block's join to stdout
+// and tensors are saved block by block: the joined trace is never held (DESIGN.md section 5). The dump is opened (and so checked), the selection checked and the
 // buffer opened before anything is written, as the joined path does, so errors and output are
 // the same.
 int values_streamed(const ValuesOptions& options) {
@@ -115,11 +114,13 @@ int values_streamed(const ValuesOptions& options) {
       print_warning(kEtdumpInspect, e.message());
     }
   }
-  const std::vector<std::string> warnings = dump_warnings(skeleton);
-  for (const std::string& w : warnings) print_warning(kEtdumpInspect, w);
+  inspect::RenderOptions render_options;
+  render_options.warnings = dump_warnings(skeleton);  // JSON carries them too
+  for (const std::string& w : render_options.warnings) print_warning(kEtdumpInspect, w);
   auto write = [](std::string_view text) { std::fwrite(text.data(), 1, text.size(), stdout); };
   const Error e = inspect::write_values_table(*reader, buffer, blocks,
-                                              *inspect::parse_format(options.format), {}, write);
+                                              *inspect::parse_format(options.format),
+                                              render_options, write);
   if (!e.ok()) return report(kEtdumpInspect, e);
   return kExitOk;
 }
@@ -143,8 +144,7 @@ Subcommand add_values(CLI::App& app) {
   add_program_flag(*cmd, *options);
   add_debug_map_flag(*cmd, *options);
   return {cmd, [options]() {
-            if (options->program.empty() && options->debug_map.empty() &&
-                options->format != "json") {
+            if (options->program.empty() && options->debug_map.empty()) {
               return values_streamed(*options);
             }
             std::vector<inspect::Trace> traces;

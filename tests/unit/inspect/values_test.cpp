@@ -15,6 +15,7 @@
 #include "etkit/host/debug_buffer_path.h"
 #include "etkit/inspect/trace_reader.h"
 #include "logged_values.h"
+#include "json_reference.h"
 #include "streamed_dumps.h"
 
 namespace etkit::inspect {
@@ -120,7 +121,7 @@ TEST_CASE("values: streamed table and saved tensors are the joined path's") {
     automatic.auto_time_units = true;
     for (const std::vector<bool>& blocks : selections) {
       const Table table = values_table(*joined, buffer, blocks);
-      for (Format f : {Format::Table, Format::Csv, Format::Tsv}) {
+      for (Format f : {Format::Table, Format::Csv, Format::Tsv, Format::Json}) {
         for (const RenderOptions& o : {RenderOptions{}, automatic}) {
           std::string streamed;
           REQUIRE(write_values_table(*reader, buffer, blocks, f, o,
@@ -129,6 +130,7 @@ TEST_CASE("values: streamed table and saved tensors are the joined path's") {
           CHECK(streamed == render({table}, f, o));
         }
       }
+      CHECK(render({table}, Format::Json) == test::reference_json({table}));
     }
     const auto dir = std::filesystem::temp_directory_path() / "etkit_values_streamed";
     std::filesystem::remove_all(dir);

@@ -63,7 +63,7 @@ Table values_table(const Trace& trace, const DebugBuffer& buffer, const std::vec
 /// `reader` reads, rendered as `render` renders it (byte for byte), without holding the joined
 /// trace or the table: blocks are joined one at a time (twice for aligned text, whose first pass
 /// measures the columns) and their rows handed on. No debug map. `write` receives the text in
-/// pieces. Errors: `InvalidArgument` for JSON (not streamed).
+/// pieces; JSON carries `options.warnings`. Errors: none so far (an `Error` for the future).
 Error write_values_table(TraceReader& reader, const DebugBuffer& buffer,
                          const std::vector<bool>& blocks, Format format,
                          const RenderOptions& options,
