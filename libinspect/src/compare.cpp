@@ -38,23 +38,31 @@ int64_t anchor_handle(const Trace& trace, const TraceValue& v, const DebugMap* m
   return *std::max_element(handles.begin(), handles.end());
 }
 
-// Keys of every value of `trace`, in order; by debug handle when `map` is given (values the
-// map names nothing for keep their position). Methods are named through `methods` (B's side).
+// The key of value `v` of `trace`: by debug handle when `map` is given and names one for it,
+// else by place; the method named through `methods` (B's side). The occurrence counts the
+// values of the same key before it in `seen` (key without occurrence -> count), which spans
+// every block of the method's kind and iteration: a method logs the same place again within an
+// iteration (a loop), and with --include-warmup a warm-up block shares its iteration number with
+// a measured one.
+Key key_of(const Trace& trace, const TraceValue& v, const DebugMap* map, const MethodMap& methods,
+           std::map<Key, size_t>& seen) {
+  const TraceBlock& b = trace.blocks[v.block];
+  const std::string& method = method_in_a(methods, b.method);
+  const int64_t handle = anchor_handle(trace, v, map);
+  Key k = handle >= 0 ? Key{method, b.load, b.iteration, handle, -1, "", v.is_output,
+                            v.list_index, 0}
+                      : Key{method, b.load, b.iteration, -1, v.instruction, v.delegate_id,
+                            v.is_output, v.list_index, 0};
+  std::get<8>(k) = seen[k]++;
+  return k;
+}
+
+// Keys of every value of `trace`, in order (`key_of`).
 std::vector<Key> keys_of(const Trace& trace, const DebugMap* map, const MethodMap& methods) {
-  std::map<Key, size_t> seen;  // key without occurrence -> count
+  std::map<Key, size_t> seen;
   std::vector<Key> keys;
   keys.reserve(trace.values.size());
-  for (const TraceValue& v : trace.values) {
-    const TraceBlock& b = trace.blocks[v.block];
-    const std::string& method = method_in_a(methods, b.method);
-    const int64_t handle = anchor_handle(trace, v, map);
-    Key k = handle >= 0 ? Key{method, b.load, b.iteration, handle, -1, "", v.is_output,
-                              v.list_index, 0}
-                        : Key{method, b.load, b.iteration, -1, v.instruction, v.delegate_id,
-                              v.is_output, v.list_index, 0};
-    std::get<8>(k) = seen[k]++;
-    keys.push_back(std::move(k));
-  }
+  for (const TraceValue& v : trace.values) keys.push_back(key_of(trace, v, map, methods, seen));
   return keys;
 }
 
@@ -69,6 +77,8 @@ Result<std::vector<double>> elements_of(const TraceValue& v, const DebugBuffer& 
 bool is_tensor(const TraceValue& v) {
   return v.kind == LoggedValue::Kind::Tensor || v.kind == LoggedValue::Kind::TensorList;
 }
+
+Cell shape_of(const TraceValue& v) { return is_tensor(v) ? shape_cell(v.tensor.sizes) : Cell(); }
 
 // "b value 4 (forward, iteration 1, instruction 0 addmm.out)".
 std::string value_place(const char* side, const Trace& trace, const TraceValue& v) {
@@ -128,17 +138,11 @@ bool measure(const std::vector<double>& ea, const std::vector<double>& eb,
   return past;
 }
 
-}  // namespace
-
-CompareResult compare_values(const ValueSource& a, const ValueSource& b,
-                             const Tolerance& tolerance, const MethodMap& methods) {
-  CompareResult result;
-  result.values_a = a.trace->values.size();
-  result.values_b = b.trace->values.size();
-  const bool by_handle = a.map != nullptr && b.map != nullptr;
-  Table& t = result.table;
+// The table without rows, as `compare_values` describes it.
+Table compare_head(const std::string& path_a, const std::string& path_b, bool by_handle) {
+  Table t;
   t.name = "compare";
-  t.title = "values of " + a.trace->path + " (a) against " + b.trace->path + " (b)";
+  t.title = "values of " + path_a + " (a) against " + path_b + " (b)";
   if (by_handle) {
     t.columns = {{"method", 0},        {"kind", 0},       {"iteration", 0},  {"debug_handle", 0},
                  {"node", 0},          {"instruction", 0}, {"op", 0},        {"delegate", 0},
@@ -153,18 +157,85 @@ CompareResult compare_values(const ValueSource& a, const ValueSource& b,
                  {"mse", kSignificantDigits},       {"max_abs_error", kSignificantDigits}, {"snr_db", 2}, {"cosine", 6},
                  {"status", 0},    {"first", 0}};
   }
-  const size_t measured_end = t.columns.size() - 2;  // status and first follow the measures
-  const std::vector<Key> keys_a = keys_of(*a.trace, a.map, {});
-  const std::vector<Key> keys_b = keys_of(*b.trace, b.map, methods);
-  std::map<Key, size_t> index_b;
-  for (size_t i = 0; i < keys_b.size(); ++i) index_b.emplace(keys_b[i], i);
-  std::vector<bool> used_b(keys_b.size(), false);
-  bool marked = false;
+  return t;
+}
+
+// Makes the rows of a comparison one at a time, in row order, and counts what they say: the
+// one row maker of the joined `compare_values` and the streamed `write_compare`, so that both
+// give the same rows. Maps are given when values match by handle.
+class RowMaker {
+ public:
+  RowMaker(const Tolerance& tolerance, const DebugMap* map_a, const DebugMap* map_b,
+           size_t listed)
+      : tolerance_(tolerance),
+        map_a_(map_a),
+        map_b_(map_b),
+        by_handle_(map_a != nullptr && map_b != nullptr),
+        listed_(listed),
+        measured_end_(by_handle_ ? 21 : 16) {}
+
+  CompareCounts counts;
+
+  // Starts over (counts, the first marker).
+  void reset() {
+    counts = CompareCounts();
+    marked_ = false;
+  }
+
+  // The row of A's value `va` (of `ta`, keyed `k`) against B's `vb`, or only in A when `vb` is
+  // null, into `row`.
+  void a_row(const Key& k, const Trace& ta, const TraceValue& va, const DebugBuffer& ba,
+             const TraceValue* vb, const DebugBuffer& bb, std::vector<Cell>& row) {
+    place(k, &va, vb, shape_of(va), row);
+    if (vb == nullptr) {
+      unmatched("a", ta, va);
+      finish(row, "only_a", "");
+      return;
+    }
+    ++counts.matched;
+    Result<std::vector<double>> ea = elements_of(va, ba);
+    Result<std::vector<double>> eb = elements_of(*vb, bb);
+    std::string problem;
+    if (!ea.ok()) {
+      problem = std::string("a: ") + ea.error().message();
+    } else if (!eb.ok()) {
+      problem = std::string("b: ") + eb.error().message();
+    } else if (va.kind != vb->kind || (is_tensor(va) && va.tensor.sizes != vb->tensor.sizes)) {
+      problem = "different shape or kind in b";
+    } else if (ea->size() != eb->size()) {
+      problem = "different element count in b";
+    }
+    if (!problem.empty()) {
+      ++counts.unreadable;
+      finish(row, std::move(problem), "");
+      return;
+    }
+    const bool past = measure(*ea, *eb, tolerance_, row, counts.max_abs_error);
+    std::string first;
+    if (past) {
+      ++counts.past_tolerance;
+      if (!marked_) first = "*";
+      marked_ = true;
+    }
+    finish(row, past ? "past_tolerance" : "ok", std::move(first));
+  }
+
+  // The row of B's value `vb` (of `tb`, keyed `k`) that nothing matched, into `row`.
+  void b_row(const Key& k, const Trace& tb, const TraceValue& vb, std::vector<Cell>& row) {
+    place(k, nullptr, &vb, shape_of(vb), row);
+    unmatched("b", tb, vb);
+    finish(row, "only_b", "");
+  }
+
+ private:
+  void unmatched(const char* side, const Trace& trace, const TraceValue& v) {
+    if (counts.unmatched++ < listed_) counts.unmatched_values.push_back(value_place(side, trace, v));
+  }
 
   // A row up to `shape`: the place from `k`, A's side from `va`, B's from `vb` (either null).
-  auto add_row = [&](const Key& k, const TraceValue* va, const TraceValue* vb,
-                     Cell shape) -> std::vector<Cell>& {
-    std::vector<Cell> row;
+  void place(const Key& k, const TraceValue* va, const TraceValue* vb, Cell shape,
+             std::vector<Cell>& row) const {
+    row.clear();
     row.emplace_back(std::get<0>(k));
     row.emplace_back(std::string(std::get<1>(k) ? "load" : "execute"));
     if (std::get<1>(k)) {
@@ -172,12 +243,12 @@ CompareResult compare_values(const ValueSource& a, const ValueSource& b,
     } else {
       row.emplace_back(static_cast<int64_t>(std::get<2>(k)));
     }
-    if (by_handle) {
+    if (by_handle_) {
       const int64_t handle = std::get<3>(k);
       if (handle >= 0) {
         const uint32_t h = static_cast<uint32_t>(handle);
         row.emplace_back(handle);
-        row.emplace_back(node_names_text(va != nullptr ? *a.map : *b.map, std::get<0>(k),
+        row.emplace_back(node_names_text(va != nullptr ? *map_a_ : *map_b_, std::get<0>(k),
                                          std::span<const uint32_t>(&h, 1)));
       } else {
         row.emplace_back(std::monostate{});
@@ -200,67 +271,232 @@ CompareResult compare_values(const ValueSource& a, const ValueSource& b,
     row.push_back(va != nullptr ? Cell(static_cast<int64_t>(va->index)) : Cell());
     row.push_back(vb != nullptr ? Cell(static_cast<int64_t>(vb->index)) : Cell());
     row.emplace_back(std::move(shape));
-    t.rows.push_back(std::move(row));
-    return t.rows.back();
-  };
-  auto finish = [&](std::vector<Cell>& row, std::string status, std::string first) {
-    while (row.size() < measured_end) row.emplace_back(std::monostate{});
+  }
+
+  void finish(std::vector<Cell>& row, std::string status, std::string first) const {
+    while (row.size() < measured_end_) row.emplace_back(std::monostate{});
     row.emplace_back(std::move(status));
     row.emplace_back(std::move(first));
-  };
+  }
 
+  Tolerance tolerance_;
+  const DebugMap* map_a_;
+  const DebugMap* map_b_;
+  bool by_handle_;
+  size_t listed_;
+  size_t measured_end_;  // status and first follow the measures
+  bool marked_ = false;
+};
+
+// Method (as A names it), kind and iteration of a block: the part of a key a value shares with
+// every value it can match.
+using Group = std::tuple<std::string, bool, uint32_t>;
+constexpr size_t kNoGroup = static_cast<size_t>(-1);
+
+// The streamed comparison (`write_compare`): A's blocks joined one at a time with B's blocks of
+// their group, then B's values nothing matched, in B's order.
+class StreamedCompare {
+ public:
+  StreamedCompare(const StreamedValueSource& a, const StreamedValueSource& b,
+                  const Tolerance& tolerance, const MethodMap& methods)
+      : a_(a),
+        b_(b),
+        methods_(methods),
+        ta_(a.reader->skeleton()),
+        tb_(b.reader->skeleton()),
+        maker_(tolerance, nullptr, nullptr, kUnmatchedListed) {
+    std::map<Group, size_t> ids;
+    auto group_of = [&](const TraceBlock& block, const std::string& method) {
+      const auto [it, added] = ids.emplace(Group{method, block.load, block.iteration}, ids.size());
+      if (added) {
+        b_members_.emplace_back();
+        last_a_.push_back(kNoGroup);
+        last_b_.push_back(kNoGroup);
+      }
+      return it->second;
+    };
+    group_a_.assign(ta_.blocks.size(), kNoGroup);
+    for (size_t i = 0; i < ta_.blocks.size(); ++i) {
+      if (!a.blocks.empty() && !a.blocks[i]) continue;
+      group_a_[i] = group_of(ta_.blocks[i], ta_.blocks[i].method);
+      last_a_[group_a_[i]] = i;
+    }
+    group_b_.assign(tb_.blocks.size(), kNoGroup);
+    for (size_t j = 0; j < tb_.blocks.size(); ++j) {
+      if (!b.blocks.empty() && !b.blocks[j]) continue;
+      const size_t g = group_of(tb_.blocks[j], method_in_a(methods, tb_.blocks[j].method));
+      group_b_[j] = g;
+      b_members_[g].push_back(j);
+      last_b_[g] = j;
+    }
+  }
+
+  const Trace& skeleton_a() const { return ta_; }
+  const Trace& skeleton_b() const { return tb_; }
+  const CompareCounts& counts() const { return maker_.counts; }
+
+  // Makes every row, in order, from the start (so a second call gives the same rows).
+  void rows(const RowVisitor& visit) {
+    maker_.reset();
+    const size_t groups = b_members_.size();
+    used_.assign(tb_.blocks.size(), {});
+    joined_.assign(tb_.blocks.size(), false);
+    cached_ = kNoGroup;
+    std::vector<std::map<Key, size_t>> seen(groups);
+    for (size_t i = 0; i < ta_.blocks.size(); ++i) {
+      const size_t g = group_a_[i];
+      if (g == kNoGroup) continue;
+      join(*a_.reader, i, ta_);
+      if (!ta_.values.empty() && cached_ != g && !b_members_[g].empty()) join_group(g);
+      for (const TraceValue& va : ta_.values) {
+        const Key k = key_of(ta_, va, nullptr, {}, seen[g]);
+        const TraceValue* vb = nullptr;
+        if (cached_ == g) {
+          if (auto it = index_.find(k); it != index_.end()) {
+            vb = &tb_.values[it->second];
+            used_[vb->block][position_[it->second]] = true;
+          }
+        }
+        maker_.a_row(k, ta_, va, *a_.buffer, vb, *b_.buffer, row_);
+        visit(row_);
+      }
+      maker_.counts.values_a += ta_.values.size();
+      if (i == last_a_[g]) seen[g] = {};
+    }
+    // B's values nothing matched. A group whose values all matched is not joined again.
+    std::vector<bool> done(groups, true);
+    for (size_t j = 0; j < tb_.blocks.size(); ++j) {
+      const size_t g = group_b_[j];
+      if (g == kNoGroup) continue;
+      done[g] = done[g] && joined_[j] &&
+                std::all_of(used_[j].begin(), used_[j].end(), [](bool u) { return u; });
+    }
+    cached_ = kNoGroup;
+    for (std::map<Key, size_t>& s : seen) s = {};
+    for (size_t j = 0; j < tb_.blocks.size(); ++j) {
+      const size_t g = group_b_[j];
+      if (g == kNoGroup) continue;
+      if (done[g]) {
+        maker_.counts.values_b += used_[j].size();
+        continue;
+      }
+      join(*b_.reader, j, tb_);
+      for (size_t p = 0; p < tb_.values.size(); ++p) {
+        const TraceValue& vb = tb_.values[p];
+        const Key k = key_of(tb_, vb, nullptr, methods_, seen[g]);
+        if (joined_[j] && used_[j][p]) continue;
+        maker_.b_row(k, tb_, vb, row_);
+        visit(row_);
+      }
+      maker_.counts.values_b += tb_.values.size();
+      if (j == last_b_[g]) seen[g] = {};
+    }
+  }
+
+ private:
+  // Block `b` of `reader` alone in `trace`.
+  static void join(TraceReader& reader, size_t b, Trace& trace) {
+    trace.events.clear();
+    trace.values.clear();
+    reader.join_block(b, trace);
+  }
+
+  // B's blocks of group `g`, joined into `tb_` in B's order and keyed into `index_`.
+  void join_group(size_t g) {
+    tb_.events.clear();
+    tb_.values.clear();
+    position_.clear();
+    for (size_t j : b_members_[g]) {
+      const size_t start = tb_.values.size();
+      b_.reader->join_block(j, tb_);
+      const size_t n = tb_.values.size() - start;
+      if (!joined_[j]) {
+        used_[j].assign(n, false);
+        joined_[j] = true;
+      }
+      for (size_t p = 0; p < n; ++p) position_.push_back(p);
+    }
+    index_.clear();
+    std::map<Key, size_t> seen;
+    for (size_t i = 0; i < tb_.values.size(); ++i) {
+      index_.emplace(key_of(tb_, tb_.values[i], nullptr, methods_, seen), i);
+    }
+    cached_ = g;
+  }
+
+  const StreamedValueSource& a_;
+  const StreamedValueSource& b_;
+  const MethodMap& methods_;
+  Trace ta_;  // A's block being compared
+  Trace tb_;  // B's blocks of group `cached_`, or in the second pass B's block being listed
+  RowMaker maker_;
+  std::vector<size_t> group_a_, group_b_;       // of each block; kNoGroup when not selected
+  std::vector<std::vector<size_t>> b_members_;  // B's blocks of each group, in order
+  std::vector<size_t> last_a_, last_b_;         // the last block of each group on each side
+  std::vector<std::vector<bool>> used_;         // of each of B's values, per block: matched
+  std::vector<bool> joined_;                    // B's block was joined in the first pass
+  size_t cached_ = kNoGroup;
+  std::map<Key, size_t> index_;  // key -> index into tb_.values
+  std::vector<size_t> position_;  // of each of tb_.values in its block
+  std::vector<Cell> row_;
+};
+
+}  // namespace
+
+CompareResult compare_values(const ValueSource& a, const ValueSource& b,
+                             const Tolerance& tolerance, const MethodMap& methods) {
+  const bool by_handle = a.map != nullptr && b.map != nullptr;
+  CompareResult result;
+  result.table = compare_head(a.trace->path, b.trace->path, by_handle);
+  const std::vector<Key> keys_a = keys_of(*a.trace, a.map, {});
+  const std::vector<Key> keys_b = keys_of(*b.trace, b.map, methods);
+  std::map<Key, size_t> index_b;
+  for (size_t i = 0; i < keys_b.size(); ++i) index_b.emplace(keys_b[i], i);
+  std::vector<bool> used_b(keys_b.size(), false);
+  RowMaker maker(tolerance, by_handle ? a.map : nullptr, by_handle ? b.map : nullptr,
+                 static_cast<size_t>(-1));
+  std::vector<Cell> row;
   for (size_t i = 0; i < keys_a.size(); ++i) {
-    const TraceValue& va = a.trace->values[i];
-    const Cell shape = is_tensor(va) ? shape_cell(va.tensor.sizes) : Cell();
     auto it = index_b.find(keys_a[i]);
-    if (it == index_b.end()) {
-      ++result.unmatched;
-      result.unmatched_values.push_back(value_place("a", *a.trace, va));
-      finish(add_row(keys_a[i], &va, nullptr, shape), "only_a", "");
-      continue;
+    const TraceValue* vb = nullptr;
+    if (it != index_b.end()) {
+      used_b[it->second] = true;
+      vb = &b.trace->values[it->second];
     }
-    used_b[it->second] = true;
-    const TraceValue& vb = b.trace->values[it->second];
-    std::vector<Cell>& row = add_row(keys_a[i], &va, &vb, shape);
-    ++result.matched;
-    Result<std::vector<double>> ea = elements_of(va, *a.buffer);
-    Result<std::vector<double>> eb = elements_of(vb, *b.buffer);
-    std::string problem;
-    if (!ea.ok()) {
-      problem = std::string("a: ") + ea.error().message();
-    } else if (!eb.ok()) {
-      problem = std::string("b: ") + eb.error().message();
-    } else if (va.kind != vb.kind || (is_tensor(va) && va.tensor.sizes != vb.tensor.sizes)) {
-      problem = "different shape or kind in b";
-    } else if (ea->size() != eb->size()) {
-      problem = "different element count in b";
-    }
-    if (!problem.empty()) {
-      ++result.unreadable;
-      finish(row, problem, "");
-      continue;
-    }
-    const bool past = measure(*ea, *eb, tolerance, row, result.max_abs_error);
-    std::string first;
-    if (past) {
-      ++result.past_tolerance;
-      if (!marked) first = "*";
-      marked = true;
-    }
-    finish(row, past ? "past_tolerance" : "ok", first);
+    maker.a_row(keys_a[i], *a.trace, a.trace->values[i], *a.buffer, vb, *b.buffer, row);
+    result.table.rows.push_back(std::move(row));
   }
   for (size_t i = 0; i < keys_b.size(); ++i) {
     if (used_b[i]) continue;
-    ++result.unmatched;
-    const TraceValue& vb = b.trace->values[i];
-    result.unmatched_values.push_back(value_place("b", *b.trace, vb));
-    finish(add_row(keys_b[i], nullptr, &vb, is_tensor(vb) ? shape_cell(vb.tensor.sizes) : Cell()),
-           "only_b", "");
+    maker.b_row(keys_b[i], *b.trace, b.trace->values[i], row);
+    result.table.rows.push_back(std::move(row));
   }
+  static_cast<CompareCounts&>(result) = std::move(maker.counts);
+  result.values_a = a.trace->values.size();
+  result.values_b = b.trace->values.size();
   return result;
 }
 
-Table compare_summary_table(const CompareResult& r, bool allow_unmatched) {
+Result<CompareCounts> write_compare(const StreamedValueSource& a, const StreamedValueSource& b,
+                                    const Tolerance& tolerance, const MethodMap& methods,
+                                    bool allow_unmatched, Format format,
+                                    const RenderOptions& options,
+                                    const std::function<void(std::string_view)>& write) {
+  if (format == Format::Json) {
+    return Error(ErrorCode::InvalidArgument, "JSON tables are not streamed");
+  }
+  StreamedCompare compare(a, b, tolerance, methods);
+  const Table head =
+      compare_head(compare.skeleton_a().path, compare.skeleton_b().path, false);
+  ETKIT_TRY(render_streamed(
+      head, [&](const RowVisitor& visit) { compare.rows(visit); }, format, options, write));
+  // The summary after a blank line, as `render` separates tables.
+  write("\n");
+  render({compare_summary_table(compare.counts(), allow_unmatched)}, format, options, write);
+  return compare.counts();
+}
+
+Table compare_summary_table(const CompareCounts& r, bool allow_unmatched) {
   Table summary;
   summary.name = "compare_summary";
   summary.title = "compare summary";
@@ -273,7 +509,7 @@ Table compare_summary_table(const CompareResult& r, bool allow_unmatched) {
   return summary;
 }
 
-std::string compare_incomplete_text(const CompareResult& r, const Trace& a, const Trace& b,
+std::string compare_incomplete_text(const CompareCounts& r, const Trace& a, const Trace& b,
                                     const MethodMap& methods, size_t limit) {
   if (r.values_a == 0 || r.values_b == 0) {
     const std::string who = r.values_a == 0 && r.values_b == 0 ? a.path + " and " + b.path
@@ -299,9 +535,8 @@ std::string compare_incomplete_text(const CompareResult& r, const Trace& a, cons
                     std::to_string(r.values_a + r.values_b) + " values unmatched: ";
   const size_t shown = std::min(limit, r.unmatched_values.size());
   for (size_t i = 0; i < shown; ++i) out += (i > 0 ? ", " : "") + r.unmatched_values[i];
-  if (shown < r.unmatched_values.size()) {
-    out += "; and " + std::to_string(r.unmatched_values.size() - shown) + " more";
-  }
+  // `unmatched_values` may list only the first ones (`write_compare`).
+  if (shown < r.unmatched) out += "; and " + std::to_string(r.unmatched - shown) + " more";
   return out;
 }
 

@@ -105,9 +105,10 @@ Error TraceReader::Impl::open(std::span<const uint8_t> data) {
         if (const fb::DebugEvent* d = e->debug_event(); d != nullptr) {
           has_values = true;
           const fb::Value* v = d->debug_entry();
-          has_tensor_values = has_tensor_values ||
-                              (v != nullptr && (v->val() == fb::ValueType::Tensor ||
-                                                v->val() == fb::ValueType::TensorList));
+          summary.tensor_values = summary.tensor_values ||
+                                  (v != nullptr && (v->val() == fb::ValueType::Tensor ||
+                                                    v->val() == fb::ValueType::TensorList));
+          has_tensor_values = has_tensor_values || summary.tensor_values;
         }
         continue;
       }

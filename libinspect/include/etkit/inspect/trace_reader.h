@@ -43,12 +43,14 @@ class TraceReader {
   /// Whether any logged value is a tensor or a list of tensors (whose payloads are in a debug
   /// buffer).
   bool has_tensor_values() const;
-  /// What `open` saw of block `b` without joining it: its number of profile events, and
-  /// whether any of them is a delegate's (has a delegate debug id). A block without delegate
-  /// events has only host events: every one is on its method's track, none is a device event.
+  /// What `open` saw of block `b` without joining it: its number of profile events, whether
+  /// any of them is a delegate's (has a delegate debug id), and whether it logged a tensor or a
+  /// list of tensors (`has_tensor_values` for the block). A block without delegate events has
+  /// only host events: every one is on its method's track, none is a device event.
   struct BlockSummary {
     uint32_t profile_events = 0;
     bool delegate_events = false;
+    bool tensor_values = false;
   };
   BlockSummary block_summary(size_t b) const;
   /// Appends the events and values of block `b` to `trace` (made by `skeleton()`, possibly with
