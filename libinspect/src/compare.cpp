@@ -5,9 +5,12 @@
 #include <limits>
 #include <map>
 #include <span>
+#include <string_view>
 #include <tuple>
+#include <unordered_map>
 #include <utility>
 
+#include "etkit/host/shape_text.h"
 #include "etkit/inspect/event_table.h"
 #include "etkit/inspect/method_map.h"
 #include "etkit/inspect/values.h"
@@ -100,11 +103,15 @@ Cell instruction_cell(const TraceValue& v) {
   return static_cast<int64_t>(v.instruction);
 }
 
-// The gap between two values' elements, appended to `row` (mse, max_abs_error, snr_db,
-// cosine), the largest absolute error folded into `worst`. Returns whether some element is past
-// tolerance.
-bool measure(const std::vector<double>& ea, const std::vector<double>& eb,
-             const Tolerance& tolerance, std::vector<Cell>& row, double& worst) {
+// The gap between two values' elements.
+struct Gap {
+  double mse = 0, max_abs = 0, snr_db = 0, cosine = 0;
+  bool past = false;  // some element is past tolerance
+};
+
+// The gap between `ea` and `eb` (of one size), the largest absolute error folded into `worst`.
+Gap measure(const std::vector<double>& ea, const std::vector<double>& eb,
+            const Tolerance& tolerance, double& worst) {
   double sq_err = 0, sq_a = 0, sq_b = 0, dot = 0, max_abs = 0;
   bool past = false;
   for (size_t k = 0; k < ea.size(); ++k) {
@@ -128,14 +135,15 @@ bool measure(const std::vector<double>& ea, const std::vector<double>& eb,
     dot += x * y;
   }
   const double n = ea.empty() ? 1 : static_cast<double>(ea.size());
-  row.emplace_back(sq_err / n);
-  row.emplace_back(max_abs);
   worst = std::isnan(worst) || std::isnan(max_abs) ? std::numeric_limits<double>::quiet_NaN()
                                                    : std::max(worst, max_abs);
-  row.emplace_back(sq_err == 0 ? std::numeric_limits<double>::infinity()
-                               : 10 * std::log10(sq_a / sq_err));
-  row.emplace_back(sq_a == 0 && sq_b == 0 ? 1.0 : dot / std::sqrt(sq_a * sq_b));
-  return past;
+  Gap g;
+  g.mse = sq_err / n;
+  g.max_abs = max_abs;
+  g.snr_db = sq_err == 0 ? std::numeric_limits<double>::infinity() : 10 * std::log10(sq_a / sq_err);
+  g.cosine = sq_a == 0 && sq_b == 0 ? 1.0 : dot / std::sqrt(sq_a * sq_b);
+  g.past = past;
+  return g;
 }
 
 // The table without rows, as `compare_values` describes it.
@@ -160,19 +168,29 @@ Table compare_head(const std::string& path_a, const std::string& path_b, bool by
   return t;
 }
 
-// Makes the rows of a comparison one at a time, in row order, and counts what they say: the
-// one row maker of the joined `compare_values` and the streamed `write_compare`, so that both
-// give the same rows. Maps are given when values match by handle.
+// A row's place, as its key gives it: method (as A names it), load block, iteration, debug
+// handle (-1 when matched by place), output flag, TensorList position, occurrence.
+struct RowPlace {
+  const std::string* method = nullptr;
+  bool load = false;
+  uint32_t iteration = 0;
+  int64_t handle = -1;
+  bool is_output = false;
+  uint32_t list_index = 0;
+  size_t occurrence = 0;
+};
+
+RowPlace place_of(const Key& k) {
+  return {&std::get<0>(k), std::get<1>(k), std::get<2>(k), std::get<3>(k),
+          std::get<6>(k),  std::get<7>(k), std::get<8>(k)};
+}
+
+// Judges the rows of a comparison one at a time, in row order, and counts what they say: the
+// one judge of the joined `compare_values` and the streamed `write_compare`. A row is judged
+// (`a_row`, `b_row`) and then written out of the last judgement (`cells`, `refs`).
 class RowMaker {
  public:
-  RowMaker(const Tolerance& tolerance, const DebugMap* map_a, const DebugMap* map_b,
-           size_t listed)
-      : tolerance_(tolerance),
-        map_a_(map_a),
-        map_b_(map_b),
-        by_handle_(map_a != nullptr && map_b != nullptr),
-        listed_(listed),
-        measured_end_(by_handle_ ? 21 : 16) {}
+  RowMaker(const Tolerance& tolerance, size_t listed) : tolerance_(tolerance), listed_(listed) {}
 
   CompareCounts counts;
 
@@ -182,73 +200,70 @@ class RowMaker {
     marked_ = false;
   }
 
-  // The row of A's value `va` (of `ta`, keyed `k`) against B's `vb`, or only in A when `vb` is
-  // null, into `row`.
-  void a_row(const Key& k, const Trace& ta, const TraceValue& va, const DebugBuffer& ba,
-             const TraceValue* vb, const DebugBuffer& bb, std::vector<Cell>& row) {
-    place(k, &va, vb, shape_of(va), row);
+  // Judges A's value `va` (of `ta`) against B's `vb`, or only in A when `vb` is null.
+  void a_row(const Trace& ta, const TraceValue& va, const DebugBuffer& ba, const TraceValue* vb,
+             const DebugBuffer& bb) {
+    measured_ = false;
+    first_ = false;
     if (vb == nullptr) {
       unmatched("a", ta, va);
-      finish(row, "only_a", "");
+      status_ = "only_a";
       return;
     }
     ++counts.matched;
     Result<std::vector<double>> ea = elements_of(va, ba);
     Result<std::vector<double>> eb = elements_of(*vb, bb);
-    std::string problem;
     if (!ea.ok()) {
-      problem = std::string("a: ") + ea.error().message();
+      problem_ = std::string("a: ") + ea.error().message();
     } else if (!eb.ok()) {
-      problem = std::string("b: ") + eb.error().message();
+      problem_ = std::string("b: ") + eb.error().message();
     } else if (va.kind != vb->kind || (is_tensor(va) && va.tensor.sizes != vb->tensor.sizes)) {
-      problem = "different shape or kind in b";
+      problem_ = "different shape or kind in b";
     } else if (ea->size() != eb->size()) {
-      problem = "different element count in b";
+      problem_ = "different element count in b";
+    } else {
+      problem_.clear();
     }
-    if (!problem.empty()) {
+    if (!problem_.empty()) {
       ++counts.unreadable;
-      finish(row, std::move(problem), "");
+      status_ = problem_;
       return;
     }
-    const bool past = measure(*ea, *eb, tolerance_, row, counts.max_abs_error);
-    std::string first;
-    if (past) {
+    gap_ = measure(*ea, *eb, tolerance_, counts.max_abs_error);
+    measured_ = true;
+    if (gap_.past) {
       ++counts.past_tolerance;
-      if (!marked_) first = "*";
+      first_ = !marked_;
       marked_ = true;
     }
-    finish(row, past ? "past_tolerance" : "ok", std::move(first));
+    status_ = gap_.past ? "past_tolerance" : "ok";
   }
 
-  // The row of B's value `vb` (of `tb`, keyed `k`) that nothing matched, into `row`.
-  void b_row(const Key& k, const Trace& tb, const TraceValue& vb, std::vector<Cell>& row) {
-    place(k, nullptr, &vb, shape_of(vb), row);
+  // Judges B's value `vb` (of `tb`) that nothing matched.
+  void b_row(const Trace& tb, const TraceValue& vb) {
+    measured_ = false;
+    first_ = false;
     unmatched("b", tb, vb);
-    finish(row, "only_b", "");
+    status_ = "only_b";
   }
 
- private:
-  void unmatched(const char* side, const Trace& trace, const TraceValue& v) {
-    if (counts.unmatched++ < listed_) counts.unmatched_values.push_back(value_place(side, trace, v));
-  }
-
-  // A row up to `shape`: the place from `k`, A's side from `va`, B's from `vb` (either null).
-  void place(const Key& k, const TraceValue* va, const TraceValue* vb, Cell shape,
-             std::vector<Cell>& row) const {
+  // The last row judged as cells: the place `p`, A's side from `va`, B's from `vb` (either
+  // null); by handle (the columns of `compare_values` with debug maps) when `maps` are given.
+  void cells(const RowPlace& p, const TraceValue* va, const TraceValue* vb,
+             const DebugMap* map_a, const DebugMap* map_b, std::vector<Cell>& row) const {
     row.clear();
-    row.emplace_back(std::get<0>(k));
-    row.emplace_back(std::string(std::get<1>(k) ? "load" : "execute"));
-    if (std::get<1>(k)) {
+    row.emplace_back(*p.method);
+    row.emplace_back(std::string(p.load ? "load" : "execute"));
+    if (p.load) {
       row.emplace_back(std::monostate{});
     } else {
-      row.emplace_back(static_cast<int64_t>(std::get<2>(k)));
+      row.emplace_back(static_cast<int64_t>(p.iteration));
     }
-    if (by_handle_) {
-      const int64_t handle = std::get<3>(k);
-      if (handle >= 0) {
-        const uint32_t h = static_cast<uint32_t>(handle);
-        row.emplace_back(handle);
-        row.emplace_back(node_names_text(va != nullptr ? *map_a_ : *map_b_, std::get<0>(k),
+    if (map_a != nullptr && map_b != nullptr) {
+      if (p.handle >= 0) {
+        const uint32_t h = static_cast<uint32_t>(p.handle);
+        row.emplace_back(p.handle);
+        row.emplace_back(node_names_text(va != nullptr ? *map_a : *map_b, *p.method,
                                          std::span<const uint32_t>(&h, 1)));
       } else {
         row.emplace_back(std::monostate{});
@@ -265,28 +280,99 @@ class RowMaker {
       row.emplace_back(v.op);
       row.emplace_back(v.delegate_id);
     }
-    row.emplace_back(int64_t{std::get<6>(k) ? 1 : 0});
-    row.emplace_back(static_cast<int64_t>(std::get<7>(k)));
-    row.emplace_back(static_cast<int64_t>(std::get<8>(k)));
+    row.emplace_back(int64_t{p.is_output ? 1 : 0});
+    row.emplace_back(static_cast<int64_t>(p.list_index));
+    row.emplace_back(static_cast<int64_t>(p.occurrence));
     row.push_back(va != nullptr ? Cell(static_cast<int64_t>(va->index)) : Cell());
     row.push_back(vb != nullptr ? Cell(static_cast<int64_t>(vb->index)) : Cell());
-    row.emplace_back(std::move(shape));
+    row.push_back(shape_of(va != nullptr ? *va : *vb));
+    for (double x : {gap_.mse, gap_.max_abs, gap_.snr_db, gap_.cosine}) {
+      row.push_back(measured_ ? Cell(x) : Cell());
+    }
+    row.emplace_back(std::string(status_));
+    row.emplace_back(std::string(first_ ? "*" : ""));
   }
 
-  void finish(std::vector<Cell>& row, std::string status, std::string first) const {
-    while (row.size() < measured_end_) row.emplace_back(std::monostate{});
-    row.emplace_back(std::move(status));
-    row.emplace_back(std::move(first));
+  // The same borrowed, matching by place: views of the values, `p`'s method and this maker,
+  // valid until the next row is judged; the shape text is kept in `shape`.
+  void refs(const RowPlace& p, const TraceValue* va, const TraceValue* vb, std::string& shape,
+            std::vector<CellRef>& row) const {
+    const TraceValue& v = va != nullptr ? *va : *vb;
+    auto integer_or_empty = [](bool present, int64_t x) {
+      return present ? CellRef::integer(x) : CellRef::empty();
+    };
+    row.clear();
+    row.push_back(CellRef::string(*p.method));
+    row.push_back(CellRef::string(p.load ? "load" : "execute"));
+    row.push_back(integer_or_empty(!p.load, p.iteration));
+    row.push_back(integer_or_empty(v.instruction >= 0, v.instruction));
+    row.push_back(CellRef::string(v.op));
+    row.push_back(CellRef::string(v.delegate_id));
+    row.push_back(CellRef::integer(p.is_output ? 1 : 0));
+    row.push_back(CellRef::integer(p.list_index));
+    row.push_back(CellRef::integer(static_cast<int64_t>(p.occurrence)));
+    row.push_back(integer_or_empty(va != nullptr, va != nullptr ? va->index : 0));
+    row.push_back(integer_or_empty(vb != nullptr, vb != nullptr ? vb->index : 0));
+    if (is_tensor(v)) {
+      shape = shape_text(v.tensor.sizes);
+      row.push_back({CellRef::Kind::List, 0, 0, shape});
+    } else {
+      row.push_back(CellRef::empty());
+    }
+    for (double x : {gap_.mse, gap_.max_abs, gap_.snr_db, gap_.cosine}) {
+      row.push_back(measured_ ? CellRef::number(x) : CellRef::empty());
+    }
+    row.push_back(CellRef::string(status_));
+    row.push_back(CellRef::string(first_ ? "*" : ""));
+  }
+
+ private:
+  void unmatched(const char* side, const Trace& trace, const TraceValue& v) {
+    if (counts.unmatched++ < listed_) counts.unmatched_values.push_back(value_place(side, trace, v));
   }
 
   Tolerance tolerance_;
-  const DebugMap* map_a_;
-  const DebugMap* map_b_;
-  bool by_handle_;
   size_t listed_;
-  size_t measured_end_;  // status and first follow the measures
   bool marked_ = false;
+  // The last judgement.
+  bool measured_ = false;
+  bool first_ = false;
+  Gap gap_;
+  std::string_view status_;  // a literal or problem_
+  std::string problem_;
 };
+
+// A value's place within its group (method, kind, iteration), matching by place: the key of
+// `compare_values` without the group's part and the handle (always -1 here).
+struct PlaceKey {
+  int32_t instruction = -1;
+  bool is_output = false;
+  uint32_t list_index = 0;
+  size_t occurrence = 0;
+  std::string delegate_id;
+  bool operator==(const PlaceKey&) const = default;
+};
+
+struct PlaceHash {
+  size_t operator()(const PlaceKey& k) const {
+    size_t h = std::hash<std::string_view>()(k.delegate_id);
+    for (uint64_t x : {static_cast<uint64_t>(static_cast<uint32_t>(k.instruction)),
+                       static_cast<uint64_t>(k.is_output), static_cast<uint64_t>(k.list_index),
+                       static_cast<uint64_t>(k.occurrence)}) {
+      h ^= std::hash<uint64_t>()(x) + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+    }
+    return h;
+  }
+};
+
+using PlaceCounts = std::unordered_map<PlaceKey, size_t, PlaceHash>;
+
+// The key of `v` in its group, its occurrence counted in `seen` (as `key_of` does).
+PlaceKey place_key(const TraceValue& v, PlaceCounts& seen) {
+  PlaceKey k{v.instruction, v.is_output, v.list_index, 0, v.delegate_id};
+  k.occurrence = seen[k]++;
+  return k;
+}
 
 // Method (as A names it), kind and iteration of a block: the part of a key a value shares with
 // every value it can match.
@@ -304,7 +390,7 @@ class StreamedCompare {
         methods_(methods),
         ta_(a.reader->skeleton()),
         tb_(b.reader->skeleton()),
-        maker_(tolerance, nullptr, nullptr, kUnmatchedListed) {
+        maker_(tolerance, kUnmatchedListed) {
     std::map<Group, size_t> ids;
     auto group_of = [&](const TraceBlock& block, const std::string& method) {
       const auto [it, added] = ids.emplace(Group{method, block.load, block.iteration}, ids.size());
@@ -336,20 +422,21 @@ class StreamedCompare {
   const CompareCounts& counts() const { return maker_.counts; }
 
   // Makes every row, in order, from the start (so a second call gives the same rows).
-  void rows(const RowVisitor& visit) {
+  void rows(const RowRefVisitor& visit) {
     maker_.reset();
     const size_t groups = b_members_.size();
     used_.assign(tb_.blocks.size(), {});
     joined_.assign(tb_.blocks.size(), false);
     cached_ = kNoGroup;
-    std::vector<std::map<Key, size_t>> seen(groups);
+    std::vector<PlaceCounts> seen(groups);
     for (size_t i = 0; i < ta_.blocks.size(); ++i) {
       const size_t g = group_a_[i];
       if (g == kNoGroup) continue;
       join(*a_.reader, i, ta_);
       if (!ta_.values.empty() && cached_ != g && !b_members_[g].empty()) join_group(g);
+      const TraceBlock& block = ta_.blocks[i];
       for (const TraceValue& va : ta_.values) {
-        const Key k = key_of(ta_, va, nullptr, {}, seen[g]);
+        const PlaceKey k = place_key(va, seen[g]);
         const TraceValue* vb = nullptr;
         if (cached_ == g) {
           if (auto it = index_.find(k); it != index_.end()) {
@@ -357,7 +444,8 @@ class StreamedCompare {
             used_[vb->block][position_[it->second]] = true;
           }
         }
-        maker_.a_row(k, ta_, va, *a_.buffer, vb, *b_.buffer, row_);
+        maker_.a_row(ta_, va, *a_.buffer, vb, *b_.buffer);
+        maker_.refs(row_place(block.method, block, k), &va, vb, shape_, row_);
         visit(row_);
       }
       maker_.counts.values_a += ta_.values.size();
@@ -372,7 +460,7 @@ class StreamedCompare {
                 std::all_of(used_[j].begin(), used_[j].end(), [](bool u) { return u; });
     }
     cached_ = kNoGroup;
-    for (std::map<Key, size_t>& s : seen) s = {};
+    for (PlaceCounts& s : seen) s = {};
     for (size_t j = 0; j < tb_.blocks.size(); ++j) {
       const size_t g = group_b_[j];
       if (g == kNoGroup) continue;
@@ -381,11 +469,14 @@ class StreamedCompare {
         continue;
       }
       join(*b_.reader, j, tb_);
+      const TraceBlock& block = tb_.blocks[j];
+      const std::string& method = method_in_a(methods_, block.method);
       for (size_t p = 0; p < tb_.values.size(); ++p) {
         const TraceValue& vb = tb_.values[p];
-        const Key k = key_of(tb_, vb, nullptr, methods_, seen[g]);
+        const PlaceKey k = place_key(vb, seen[g]);
         if (joined_[j] && used_[j][p]) continue;
-        maker_.b_row(k, tb_, vb, row_);
+        maker_.b_row(tb_, vb);
+        maker_.refs(row_place(method, block, k), nullptr, &vb, shape_, row_);
         visit(row_);
       }
       maker_.counts.values_b += tb_.values.size();
@@ -394,6 +485,11 @@ class StreamedCompare {
   }
 
  private:
+  static RowPlace row_place(const std::string& method, const TraceBlock& block,
+                            const PlaceKey& k) {
+    return {&method, block.load, block.iteration, -1, k.is_output, k.list_index, k.occurrence};
+  }
+
   // Block `b` of `reader` alone in `trace`.
   static void join(TraceReader& reader, size_t b, Trace& trace) {
     trace.events.clear();
@@ -417,10 +513,10 @@ class StreamedCompare {
       for (size_t p = 0; p < n; ++p) position_.push_back(p);
     }
     index_.clear();
-    std::map<Key, size_t> seen;
-    for (size_t i = 0; i < tb_.values.size(); ++i) {
-      index_.emplace(key_of(tb_, tb_.values[i], nullptr, methods_, seen), i);
-    }
+    index_.reserve(tb_.values.size());
+    PlaceCounts seen;
+    seen.reserve(tb_.values.size());
+    for (size_t i = 0; i < tb_.values.size(); ++i) index_.emplace(place_key(tb_.values[i], seen), i);
     cached_ = g;
   }
 
@@ -436,9 +532,10 @@ class StreamedCompare {
   std::vector<std::vector<bool>> used_;         // of each of B's values, per block: matched
   std::vector<bool> joined_;                    // B's block was joined in the first pass
   size_t cached_ = kNoGroup;
-  std::map<Key, size_t> index_;  // key -> index into tb_.values
+  std::unordered_map<PlaceKey, size_t, PlaceHash> index_;  // key -> index into tb_.values
   std::vector<size_t> position_;  // of each of tb_.values in its block
-  std::vector<Cell> row_;
+  std::vector<CellRef> row_;
+  std::string shape_;
 };
 
 }  // namespace
@@ -453,8 +550,9 @@ CompareResult compare_values(const ValueSource& a, const ValueSource& b,
   std::map<Key, size_t> index_b;
   for (size_t i = 0; i < keys_b.size(); ++i) index_b.emplace(keys_b[i], i);
   std::vector<bool> used_b(keys_b.size(), false);
-  RowMaker maker(tolerance, by_handle ? a.map : nullptr, by_handle ? b.map : nullptr,
-                 static_cast<size_t>(-1));
+  const DebugMap* map_a = by_handle ? a.map : nullptr;
+  const DebugMap* map_b = by_handle ? b.map : nullptr;
+  RowMaker maker(tolerance, static_cast<size_t>(-1));
   std::vector<Cell> row;
   for (size_t i = 0; i < keys_a.size(); ++i) {
     auto it = index_b.find(keys_a[i]);
@@ -463,12 +561,16 @@ CompareResult compare_values(const ValueSource& a, const ValueSource& b,
       used_b[it->second] = true;
       vb = &b.trace->values[it->second];
     }
-    maker.a_row(keys_a[i], *a.trace, a.trace->values[i], *a.buffer, vb, *b.buffer, row);
+    const TraceValue& va = a.trace->values[i];
+    maker.a_row(*a.trace, va, *a.buffer, vb, *b.buffer);
+    maker.cells(place_of(keys_a[i]), &va, vb, map_a, map_b, row);
     result.table.rows.push_back(std::move(row));
   }
   for (size_t i = 0; i < keys_b.size(); ++i) {
     if (used_b[i]) continue;
-    maker.b_row(keys_b[i], *b.trace, b.trace->values[i], row);
+    const TraceValue& vb = b.trace->values[i];
+    maker.b_row(*b.trace, vb);
+    maker.cells(place_of(keys_b[i]), nullptr, &vb, map_a, map_b, row);
     result.table.rows.push_back(std::move(row));
   }
   static_cast<CompareCounts&>(result) = std::move(maker.counts);
@@ -488,8 +590,8 @@ Result<CompareCounts> write_compare(const StreamedValueSource& a, const Streamed
   StreamedCompare compare(a, b, tolerance, methods);
   const Table head =
       compare_head(compare.skeleton_a().path, compare.skeleton_b().path, false);
-  ETKIT_TRY(render_streamed(
-      head, [&](const RowVisitor& visit) { compare.rows(visit); }, format, options, write));
+  ETKIT_TRY(render_streamed_refs(
+      head, [&](const RowRefVisitor& visit) { compare.rows(visit); }, format, options, write));
   // The summary after a blank line, as `render` separates tables.
   write("\n");
   render({compare_summary_table(compare.counts(), allow_unmatched)}, format, options, write);
