@@ -435,13 +435,26 @@ class StreamedCompare {
       join(*a_.reader, i, ta_);
       if (!ta_.values.empty() && cached_ != g && !b_members_[g].empty()) join_group(g);
       const TraceBlock& block = ta_.blocks[i];
-      for (const TraceValue& va : ta_.values) {
+      // While A's places are B's, in order, from the start of the group, the n-th value of
+      // each has the same key (the occurrences count the same prefix), so it matches without
+      // the index, which is built at the first difference.
+      bool aligned = seen[g].empty();
+      if (aligned) seen[g].reserve(ta_.values.size());
+      for (size_t p = 0; p < ta_.values.size(); ++p) {
+        const TraceValue& va = ta_.values[p];
         const PlaceKey k = place_key(va, seen[g]);
         const TraceValue* vb = nullptr;
         if (cached_ == g) {
-          if (auto it = index_.find(k); it != index_.end()) {
-            vb = &tb_.values[it->second];
-            used_[vb->block][position_[it->second]] = true;
+          aligned = aligned && p < tb_.values.size() && same_place(va, tb_.values[p]);
+          size_t match = p;
+          if (!aligned) {
+            if (!indexed_) build_index();
+            auto it = index_.find(k);
+            match = it != index_.end() ? it->second : tb_.values.size();
+          }
+          if (match < tb_.values.size()) {
+            vb = &tb_.values[match];
+            used_[vb->block][position_[match]] = true;
           }
         }
         maker_.a_row(ta_, va, *a_.buffer, vb, *b_.buffer);
@@ -471,6 +484,7 @@ class StreamedCompare {
       join(*b_.reader, j, tb_);
       const TraceBlock& block = tb_.blocks[j];
       const std::string& method = method_in_a(methods_, block.method);
+      if (seen[g].empty()) seen[g].reserve(tb_.values.size());
       for (size_t p = 0; p < tb_.values.size(); ++p) {
         const TraceValue& vb = tb_.values[p];
         const PlaceKey k = place_key(vb, seen[g]);
@@ -497,7 +511,7 @@ class StreamedCompare {
     reader.join_block(b, trace);
   }
 
-  // B's blocks of group `g`, joined into `tb_` in B's order and keyed into `index_`.
+  // B's blocks of group `g`, joined into `tb_` in B's order (keyed into `index_` when needed).
   void join_group(size_t g) {
     tb_.events.clear();
     tb_.values.clear();
@@ -512,12 +526,23 @@ class StreamedCompare {
       }
       for (size_t p = 0; p < n; ++p) position_.push_back(p);
     }
+    indexed_ = false;
+    cached_ = g;
+  }
+
+  // `index_` of the values in `tb_`.
+  void build_index() {
     index_.clear();
     index_.reserve(tb_.values.size());
     PlaceCounts seen;
     seen.reserve(tb_.values.size());
     for (size_t i = 0; i < tb_.values.size(); ++i) index_.emplace(place_key(tb_.values[i], seen), i);
-    cached_ = g;
+    indexed_ = true;
+  }
+
+  static bool same_place(const TraceValue& x, const TraceValue& y) {
+    return x.instruction == y.instruction && x.is_output == y.is_output &&
+           x.list_index == y.list_index && x.delegate_id == y.delegate_id;
   }
 
   const StreamedValueSource& a_;
@@ -532,6 +557,7 @@ class StreamedCompare {
   std::vector<std::vector<bool>> used_;         // of each of B's values, per block: matched
   std::vector<bool> joined_;                    // B's block was joined in the first pass
   size_t cached_ = kNoGroup;
+  bool indexed_ = false;  // `index_` is of the group in `tb_`
   std::unordered_map<PlaceKey, size_t, PlaceHash> index_;  // key -> index into tb_.values
   std::vector<size_t> position_;  // of each of tb_.values in its block
   std::vector<CellRef> row_;
