@@ -315,7 +315,7 @@ class RowMaker {
     row.push_back(integer_or_empty(vb != nullptr, vb != nullptr ? vb->index : 0));
     if (is_tensor(v)) {
       shape = shape_text(v.tensor.sizes);
-      row.push_back({CellRef::Kind::List, 0, 0, shape});
+      row.push_back({CellRef::Kind::List, 0, 0, shape, v.tensor.sizes});
     } else {
       row.push_back(CellRef::empty());
     }

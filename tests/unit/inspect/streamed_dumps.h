@@ -103,7 +103,7 @@ inline void check_streamed(const std::string& path) {
     REQUIRE(selected.ok());
     for (TimeUnit unit : {TimeUnit::Ms, TimeUnit::Ns}) {
       const Table table = event_table(*joined, *selected, unit);
-      for (Format f : {Format::Table, Format::Csv, Format::Tsv}) {
+      for (Format f : {Format::Table, Format::Csv, Format::Tsv, Format::Json}) {
         for (const RenderOptions& o : {RenderOptions{}, automatic}) {
           CHECK(streamed_table(*reader, selection, unit, f, o) == render({table}, f, o));
         }

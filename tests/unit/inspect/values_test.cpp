@@ -142,12 +142,6 @@ TEST_CASE("values: streamed table and saved tensors are the joined path's") {
     std::filesystem::remove_all(dir);
   }
   CHECK(with_values >= 3);
-  // JSON is not streamed.
-  Result<TraceReader> reader = TraceReader::open(test::fixture_dumps()[0]);
-  REQUIRE(reader.ok());
-  CHECK(write_values_table(*reader, DebugBuffer(), {}, Format::Json, {},
-                           [](std::string_view) {})
-            .code() == ErrorCode::InvalidArgument);
 }
 
 }  // namespace

@@ -50,9 +50,14 @@ class TraceReader {
   struct BlockSummary {
     uint32_t profile_events = 0;
     bool delegate_events = false;
-    bool tensor_values = false;
+    uint32_t allocation_events = 0;
+    uint32_t debug_events = 0;  ///< Logged values.
+    uint64_t payloads = 0;      ///< Their tensors with a payload in the debug buffer.
+    bool tensor_values = false;  ///< It logged a tensor or a list of tensors.
   };
   BlockSummary block_summary(size_t b) const;
+  /// Whether the dump is size-prefixed (ExecuTorch's framing), as `ETDump::size_prefixed`.
+  bool size_prefixed() const;
   /// Appends the events and values of block `b` to `trace` (made by `skeleton()`, possibly with
   /// events of other blocks, or cleared of them), and sets that block's `first_event` and
   /// `num_events`. Indices (`parent`) are into `trace.events` as it then is.
