@@ -5,9 +5,12 @@
 #include <limits>
 #include <map>
 #include <span>
+#include <string_view>
 #include <tuple>
+#include <unordered_map>
 #include <utility>
 
+#include "etkit/host/shape_text.h"
 #include "etkit/inspect/event_table.h"
 #include "etkit/inspect/method_map.h"
 #include "etkit/inspect/values.h"
@@ -38,23 +41,31 @@ int64_t anchor_handle(const Trace& trace, const TraceValue& v, const DebugMap* m
   return *std::max_element(handles.begin(), handles.end());
 }
 
-// Keys of every value of `trace`, in order; by debug handle when `map` is given (values the
-// map names nothing for keep their position). Methods are named through `methods` (B's side).
+// The key of value `v` of `trace`: by debug handle when `map` is given and names one for it,
+// else by place; the method named through `methods` (B's side). The occurrence counts the
+// values of the same key before it in `seen` (key without occurrence -> count), which spans
+// every block of the method's kind and iteration: a method logs the same place again within an
+// iteration (a loop), and with --include-warmup a warm-up block shares its iteration number with
+// a measured one.
+Key key_of(const Trace& trace, const TraceValue& v, const DebugMap* map, const MethodMap& methods,
+           std::map<Key, size_t>& seen) {
+  const TraceBlock& b = trace.blocks[v.block];
+  const std::string& method = method_in_a(methods, b.method);
+  const int64_t handle = anchor_handle(trace, v, map);
+  Key k = handle >= 0 ? Key{method, b.load, b.iteration, handle, -1, "", v.is_output,
+                            v.list_index, 0}
+                      : Key{method, b.load, b.iteration, -1, v.instruction, v.delegate_id,
+                            v.is_output, v.list_index, 0};
+  std::get<8>(k) = seen[k]++;
+  return k;
+}
+
+// Keys of every value of `trace`, in order (`key_of`).
 std::vector<Key> keys_of(const Trace& trace, const DebugMap* map, const MethodMap& methods) {
-  std::map<Key, size_t> seen;  // key without occurrence -> count
+  std::map<Key, size_t> seen;
   std::vector<Key> keys;
   keys.reserve(trace.values.size());
-  for (const TraceValue& v : trace.values) {
-    const TraceBlock& b = trace.blocks[v.block];
-    const std::string& method = method_in_a(methods, b.method);
-    const int64_t handle = anchor_handle(trace, v, map);
-    Key k = handle >= 0 ? Key{method, b.load, b.iteration, handle, -1, "", v.is_output,
-                              v.list_index, 0}
-                        : Key{method, b.load, b.iteration, -1, v.instruction, v.delegate_id,
-                              v.is_output, v.list_index, 0};
-    std::get<8>(k) = seen[k]++;
-    keys.push_back(std::move(k));
-  }
+  for (const TraceValue& v : trace.values) keys.push_back(key_of(trace, v, map, methods, seen));
   return keys;
 }
 
@@ -69,6 +80,8 @@ Result<std::vector<double>> elements_of(const TraceValue& v, const DebugBuffer& 
 bool is_tensor(const TraceValue& v) {
   return v.kind == LoggedValue::Kind::Tensor || v.kind == LoggedValue::Kind::TensorList;
 }
+
+Cell shape_of(const TraceValue& v) { return is_tensor(v) ? shape_cell(v.tensor.sizes) : Cell(); }
 
 // "b value 4 (forward, iteration 1, instruction 0 addmm.out)".
 std::string value_place(const char* side, const Trace& trace, const TraceValue& v) {
@@ -90,11 +103,15 @@ Cell instruction_cell(const TraceValue& v) {
   return static_cast<int64_t>(v.instruction);
 }
 
-// The gap between two values' elements, appended to `row` (mse, max_abs_error, snr_db,
-// cosine), the largest absolute error folded into `worst`. Returns whether some element is past
-// tolerance.
-bool measure(const std::vector<double>& ea, const std::vector<double>& eb,
-             const Tolerance& tolerance, std::vector<Cell>& row, double& worst) {
+// The gap between two values' elements.
+struct Gap {
+  double mse = 0, max_abs = 0, snr_db = 0, cosine = 0;
+  bool past = false;  // some element is past tolerance
+};
+
+// The gap between `ea` and `eb` (of one size), the largest absolute error folded into `worst`.
+Gap measure(const std::vector<double>& ea, const std::vector<double>& eb,
+            const Tolerance& tolerance, double& worst) {
   double sq_err = 0, sq_a = 0, sq_b = 0, dot = 0, max_abs = 0;
   bool past = false;
   for (size_t k = 0; k < ea.size(); ++k) {
@@ -118,27 +135,22 @@ bool measure(const std::vector<double>& ea, const std::vector<double>& eb,
     dot += x * y;
   }
   const double n = ea.empty() ? 1 : static_cast<double>(ea.size());
-  row.emplace_back(sq_err / n);
-  row.emplace_back(max_abs);
   worst = std::isnan(worst) || std::isnan(max_abs) ? std::numeric_limits<double>::quiet_NaN()
                                                    : std::max(worst, max_abs);
-  row.emplace_back(sq_err == 0 ? std::numeric_limits<double>::infinity()
-                               : 10 * std::log10(sq_a / sq_err));
-  row.emplace_back(sq_a == 0 && sq_b == 0 ? 1.0 : dot / std::sqrt(sq_a * sq_b));
-  return past;
+  Gap g;
+  g.mse = sq_err / n;
+  g.max_abs = max_abs;
+  g.snr_db = sq_err == 0 ? std::numeric_limits<double>::infinity() : 10 * std::log10(sq_a / sq_err);
+  g.cosine = sq_a == 0 && sq_b == 0 ? 1.0 : dot / std::sqrt(sq_a * sq_b);
+  g.past = past;
+  return g;
 }
 
-}  // namespace
-
-CompareResult compare_values(const ValueSource& a, const ValueSource& b,
-                             const Tolerance& tolerance, const MethodMap& methods) {
-  CompareResult result;
-  result.values_a = a.trace->values.size();
-  result.values_b = b.trace->values.size();
-  const bool by_handle = a.map != nullptr && b.map != nullptr;
-  Table& t = result.table;
+// The table without rows, as `compare_values` describes it.
+Table compare_head(const std::string& path_a, const std::string& path_b, bool by_handle) {
+  Table t;
   t.name = "compare";
-  t.title = "values of " + a.trace->path + " (a) against " + b.trace->path + " (b)";
+  t.title = "values of " + path_a + " (a) against " + path_b + " (b)";
   if (by_handle) {
     t.columns = {{"method", 0},        {"kind", 0},       {"iteration", 0},  {"debug_handle", 0},
                  {"node", 0},          {"instruction", 0}, {"op", 0},        {"delegate", 0},
@@ -153,31 +165,105 @@ CompareResult compare_values(const ValueSource& a, const ValueSource& b,
                  {"mse", kSignificantDigits},       {"max_abs_error", kSignificantDigits}, {"snr_db", 2}, {"cosine", 6},
                  {"status", 0},    {"first", 0}};
   }
-  const size_t measured_end = t.columns.size() - 2;  // status and first follow the measures
-  const std::vector<Key> keys_a = keys_of(*a.trace, a.map, {});
-  const std::vector<Key> keys_b = keys_of(*b.trace, b.map, methods);
-  std::map<Key, size_t> index_b;
-  for (size_t i = 0; i < keys_b.size(); ++i) index_b.emplace(keys_b[i], i);
-  std::vector<bool> used_b(keys_b.size(), false);
-  bool marked = false;
+  return t;
+}
 
-  // A row up to `shape`: the place from `k`, A's side from `va`, B's from `vb` (either null).
-  auto add_row = [&](const Key& k, const TraceValue* va, const TraceValue* vb,
-                     Cell shape) -> std::vector<Cell>& {
-    std::vector<Cell> row;
-    row.emplace_back(std::get<0>(k));
-    row.emplace_back(std::string(std::get<1>(k) ? "load" : "execute"));
-    if (std::get<1>(k)) {
+// A row's place, as its key gives it: method (as A names it), load block, iteration, debug
+// handle (-1 when matched by place), output flag, TensorList position, occurrence.
+struct RowPlace {
+  const std::string* method = nullptr;
+  bool load = false;
+  uint32_t iteration = 0;
+  int64_t handle = -1;
+  bool is_output = false;
+  uint32_t list_index = 0;
+  size_t occurrence = 0;
+};
+
+RowPlace place_of(const Key& k) {
+  return {&std::get<0>(k), std::get<1>(k), std::get<2>(k), std::get<3>(k),
+          std::get<6>(k),  std::get<7>(k), std::get<8>(k)};
+}
+
+// Judges the rows of a comparison one at a time, in row order, and counts what they say: the
+// one judge of the joined `compare_values` and the streamed `write_compare`. A row is judged
+// (`a_row`, `b_row`) and then written out of the last judgement (`cells`, `refs`).
+class RowMaker {
+ public:
+  RowMaker(const Tolerance& tolerance, size_t listed) : tolerance_(tolerance), listed_(listed) {}
+
+  CompareCounts counts;
+
+  // Starts over (counts, the first marker).
+  void reset() {
+    counts = CompareCounts();
+    marked_ = false;
+  }
+
+  // Judges A's value `va` (of `ta`) against B's `vb`, or only in A when `vb` is null.
+  void a_row(const Trace& ta, const TraceValue& va, const DebugBuffer& ba, const TraceValue* vb,
+             const DebugBuffer& bb) {
+    measured_ = false;
+    first_ = false;
+    if (vb == nullptr) {
+      unmatched("a", ta, va);
+      status_ = "only_a";
+      return;
+    }
+    ++counts.matched;
+    Result<std::vector<double>> ea = elements_of(va, ba);
+    Result<std::vector<double>> eb = elements_of(*vb, bb);
+    if (!ea.ok()) {
+      problem_ = std::string("a: ") + ea.error().message();
+    } else if (!eb.ok()) {
+      problem_ = std::string("b: ") + eb.error().message();
+    } else if (va.kind != vb->kind || (is_tensor(va) && va.tensor.sizes != vb->tensor.sizes)) {
+      problem_ = "different shape or kind in b";
+    } else if (ea->size() != eb->size()) {
+      problem_ = "different element count in b";
+    } else {
+      problem_.clear();
+    }
+    if (!problem_.empty()) {
+      ++counts.unreadable;
+      status_ = problem_;
+      return;
+    }
+    gap_ = measure(*ea, *eb, tolerance_, counts.max_abs_error);
+    measured_ = true;
+    if (gap_.past) {
+      ++counts.past_tolerance;
+      first_ = !marked_;
+      marked_ = true;
+    }
+    status_ = gap_.past ? "past_tolerance" : "ok";
+  }
+
+  // Judges B's value `vb` (of `tb`) that nothing matched.
+  void b_row(const Trace& tb, const TraceValue& vb) {
+    measured_ = false;
+    first_ = false;
+    unmatched("b", tb, vb);
+    status_ = "only_b";
+  }
+
+  // The last row judged as cells: the place `p`, A's side from `va`, B's from `vb` (either
+  // null); by handle (the columns of `compare_values` with debug maps) when `maps` are given.
+  void cells(const RowPlace& p, const TraceValue* va, const TraceValue* vb,
+             const DebugMap* map_a, const DebugMap* map_b, std::vector<Cell>& row) const {
+    row.clear();
+    row.emplace_back(*p.method);
+    row.emplace_back(std::string(p.load ? "load" : "execute"));
+    if (p.load) {
       row.emplace_back(std::monostate{});
     } else {
-      row.emplace_back(static_cast<int64_t>(std::get<2>(k)));
+      row.emplace_back(static_cast<int64_t>(p.iteration));
     }
-    if (by_handle) {
-      const int64_t handle = std::get<3>(k);
-      if (handle >= 0) {
-        const uint32_t h = static_cast<uint32_t>(handle);
-        row.emplace_back(handle);
-        row.emplace_back(node_names_text(va != nullptr ? *a.map : *b.map, std::get<0>(k),
+    if (map_a != nullptr && map_b != nullptr) {
+      if (p.handle >= 0) {
+        const uint32_t h = static_cast<uint32_t>(p.handle);
+        row.emplace_back(p.handle);
+        row.emplace_back(node_names_text(va != nullptr ? *map_a : *map_b, *p.method,
                                          std::span<const uint32_t>(&h, 1)));
       } else {
         row.emplace_back(std::monostate{});
@@ -194,73 +280,351 @@ CompareResult compare_values(const ValueSource& a, const ValueSource& b,
       row.emplace_back(v.op);
       row.emplace_back(v.delegate_id);
     }
-    row.emplace_back(int64_t{std::get<6>(k) ? 1 : 0});
-    row.emplace_back(static_cast<int64_t>(std::get<7>(k)));
-    row.emplace_back(static_cast<int64_t>(std::get<8>(k)));
+    row.emplace_back(int64_t{p.is_output ? 1 : 0});
+    row.emplace_back(static_cast<int64_t>(p.list_index));
+    row.emplace_back(static_cast<int64_t>(p.occurrence));
     row.push_back(va != nullptr ? Cell(static_cast<int64_t>(va->index)) : Cell());
     row.push_back(vb != nullptr ? Cell(static_cast<int64_t>(vb->index)) : Cell());
-    row.emplace_back(std::move(shape));
-    t.rows.push_back(std::move(row));
-    return t.rows.back();
-  };
-  auto finish = [&](std::vector<Cell>& row, std::string status, std::string first) {
-    while (row.size() < measured_end) row.emplace_back(std::monostate{});
-    row.emplace_back(std::move(status));
-    row.emplace_back(std::move(first));
-  };
+    row.push_back(shape_of(va != nullptr ? *va : *vb));
+    for (double x : {gap_.mse, gap_.max_abs, gap_.snr_db, gap_.cosine}) {
+      row.push_back(measured_ ? Cell(x) : Cell());
+    }
+    row.emplace_back(std::string(status_));
+    row.emplace_back(std::string(first_ ? "*" : ""));
+  }
 
+  // The same borrowed, matching by place: views of the values, `p`'s method and this maker,
+  // valid until the next row is judged; the shape text is kept in `shape`.
+  void refs(const RowPlace& p, const TraceValue* va, const TraceValue* vb, std::string& shape,
+            std::vector<CellRef>& row) const {
+    const TraceValue& v = va != nullptr ? *va : *vb;
+    auto integer_or_empty = [](bool present, int64_t x) {
+      return present ? CellRef::integer(x) : CellRef::empty();
+    };
+    row.clear();
+    row.push_back(CellRef::string(*p.method));
+    row.push_back(CellRef::string(p.load ? "load" : "execute"));
+    row.push_back(integer_or_empty(!p.load, p.iteration));
+    row.push_back(integer_or_empty(v.instruction >= 0, v.instruction));
+    row.push_back(CellRef::string(v.op));
+    row.push_back(CellRef::string(v.delegate_id));
+    row.push_back(CellRef::integer(p.is_output ? 1 : 0));
+    row.push_back(CellRef::integer(p.list_index));
+    row.push_back(CellRef::integer(static_cast<int64_t>(p.occurrence)));
+    row.push_back(integer_or_empty(va != nullptr, va != nullptr ? va->index : 0));
+    row.push_back(integer_or_empty(vb != nullptr, vb != nullptr ? vb->index : 0));
+    if (is_tensor(v)) {
+      shape = shape_text(v.tensor.sizes);
+      row.push_back({CellRef::Kind::List, 0, 0, shape, v.tensor.sizes});
+    } else {
+      row.push_back(CellRef::empty());
+    }
+    for (double x : {gap_.mse, gap_.max_abs, gap_.snr_db, gap_.cosine}) {
+      row.push_back(measured_ ? CellRef::number(x) : CellRef::empty());
+    }
+    row.push_back(CellRef::string(status_));
+    row.push_back(CellRef::string(first_ ? "*" : ""));
+  }
+
+ private:
+  void unmatched(const char* side, const Trace& trace, const TraceValue& v) {
+    if (counts.unmatched++ < listed_) counts.unmatched_values.push_back(value_place(side, trace, v));
+  }
+
+  Tolerance tolerance_;
+  size_t listed_;
+  bool marked_ = false;
+  // The last judgement.
+  bool measured_ = false;
+  bool first_ = false;
+  Gap gap_;
+  std::string_view status_;  // a literal or problem_
+  std::string problem_;
+};
+
+// A value's place within its group (method, kind, iteration), matching by place: the key of
+// `compare_values` without the group's part and the handle (always -1 here).
+struct PlaceKey {
+  int32_t instruction = -1;
+  bool is_output = false;
+  uint32_t list_index = 0;
+  size_t occurrence = 0;
+  std::string delegate_id;
+  bool operator==(const PlaceKey&) const = default;
+};
+
+struct PlaceHash {
+  size_t operator()(const PlaceKey& k) const {
+    size_t h = std::hash<std::string_view>()(k.delegate_id);
+    for (uint64_t x : {static_cast<uint64_t>(static_cast<uint32_t>(k.instruction)),
+                       static_cast<uint64_t>(k.is_output), static_cast<uint64_t>(k.list_index),
+                       static_cast<uint64_t>(k.occurrence)}) {
+      h ^= std::hash<uint64_t>()(x) + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+    }
+    return h;
+  }
+};
+
+using PlaceCounts = std::unordered_map<PlaceKey, size_t, PlaceHash>;
+
+// The key of `v` in its group, its occurrence counted in `seen` (as `key_of` does).
+PlaceKey place_key(const TraceValue& v, PlaceCounts& seen) {
+  PlaceKey k{v.instruction, v.is_output, v.list_index, 0, v.delegate_id};
+  k.occurrence = seen[k]++;
+  return k;
+}
+
+// Method (as A names it), kind and iteration of a block: the part of a key a value shares with
+// every value it can match.
+using Group = std::tuple<std::string, bool, uint32_t>;
+constexpr size_t kNoGroup = static_cast<size_t>(-1);
+
+// The streamed comparison (`write_compare`): A's blocks joined one at a time with B's blocks of
+// their group, then B's values nothing matched, in B's order.
+class StreamedCompare {
+ public:
+  StreamedCompare(const StreamedValueSource& a, const StreamedValueSource& b,
+                  const Tolerance& tolerance, const MethodMap& methods)
+      : a_(a),
+        b_(b),
+        methods_(methods),
+        ta_(a.reader->skeleton()),
+        tb_(b.reader->skeleton()),
+        maker_(tolerance, kUnmatchedListed) {
+    std::map<Group, size_t> ids;
+    auto group_of = [&](const TraceBlock& block, const std::string& method) {
+      const auto [it, added] = ids.emplace(Group{method, block.load, block.iteration}, ids.size());
+      if (added) {
+        b_members_.emplace_back();
+        last_a_.push_back(kNoGroup);
+        last_b_.push_back(kNoGroup);
+      }
+      return it->second;
+    };
+    group_a_.assign(ta_.blocks.size(), kNoGroup);
+    for (size_t i = 0; i < ta_.blocks.size(); ++i) {
+      if (!a.blocks.empty() && !a.blocks[i]) continue;
+      group_a_[i] = group_of(ta_.blocks[i], ta_.blocks[i].method);
+      last_a_[group_a_[i]] = i;
+    }
+    group_b_.assign(tb_.blocks.size(), kNoGroup);
+    for (size_t j = 0; j < tb_.blocks.size(); ++j) {
+      if (!b.blocks.empty() && !b.blocks[j]) continue;
+      const size_t g = group_of(tb_.blocks[j], method_in_a(methods, tb_.blocks[j].method));
+      group_b_[j] = g;
+      b_members_[g].push_back(j);
+      last_b_[g] = j;
+    }
+  }
+
+  const Trace& skeleton_a() const { return ta_; }
+  const Trace& skeleton_b() const { return tb_; }
+  const CompareCounts& counts() const { return maker_.counts; }
+
+  // Makes every row, in order, from the start (so a second call gives the same rows).
+  void rows(const RowRefVisitor& visit) {
+    maker_.reset();
+    const size_t groups = b_members_.size();
+    used_.assign(tb_.blocks.size(), {});
+    joined_.assign(tb_.blocks.size(), false);
+    cached_ = kNoGroup;
+    std::vector<PlaceCounts> seen(groups);
+    for (size_t i = 0; i < ta_.blocks.size(); ++i) {
+      const size_t g = group_a_[i];
+      if (g == kNoGroup) continue;
+      join(*a_.reader, i, ta_);
+      if (!ta_.values.empty() && cached_ != g && !b_members_[g].empty()) join_group(g);
+      const TraceBlock& block = ta_.blocks[i];
+      // While A's places are B's, in order, from the start of the group, the n-th value of
+      // each has the same key (the occurrences count the same prefix), so it matches without
+      // the index, which is built at the first difference.
+      bool aligned = seen[g].empty();
+      if (aligned) seen[g].reserve(ta_.values.size());
+      for (size_t p = 0; p < ta_.values.size(); ++p) {
+        const TraceValue& va = ta_.values[p];
+        const PlaceKey k = place_key(va, seen[g]);
+        const TraceValue* vb = nullptr;
+        if (cached_ == g) {
+          aligned = aligned && p < tb_.values.size() && same_place(va, tb_.values[p]);
+          size_t match = p;
+          if (!aligned) {
+            if (!indexed_) build_index();
+            auto it = index_.find(k);
+            match = it != index_.end() ? it->second : tb_.values.size();
+          }
+          if (match < tb_.values.size()) {
+            vb = &tb_.values[match];
+            used_[vb->block][position_[match]] = true;
+          }
+        }
+        maker_.a_row(ta_, va, *a_.buffer, vb, *b_.buffer);
+        maker_.refs(row_place(block.method, block, k), &va, vb, shape_, row_);
+        visit(row_);
+      }
+      maker_.counts.values_a += ta_.values.size();
+      if (i == last_a_[g]) seen[g] = {};
+    }
+    // B's values nothing matched. A group whose values all matched is not joined again.
+    std::vector<bool> done(groups, true);
+    for (size_t j = 0; j < tb_.blocks.size(); ++j) {
+      const size_t g = group_b_[j];
+      if (g == kNoGroup) continue;
+      done[g] = done[g] && joined_[j] &&
+                std::all_of(used_[j].begin(), used_[j].end(), [](bool u) { return u; });
+    }
+    cached_ = kNoGroup;
+    for (PlaceCounts& s : seen) s = {};
+    for (size_t j = 0; j < tb_.blocks.size(); ++j) {
+      const size_t g = group_b_[j];
+      if (g == kNoGroup) continue;
+      if (done[g]) {
+        maker_.counts.values_b += used_[j].size();
+        continue;
+      }
+      join(*b_.reader, j, tb_);
+      const TraceBlock& block = tb_.blocks[j];
+      const std::string& method = method_in_a(methods_, block.method);
+      if (seen[g].empty()) seen[g].reserve(tb_.values.size());
+      for (size_t p = 0; p < tb_.values.size(); ++p) {
+        const TraceValue& vb = tb_.values[p];
+        const PlaceKey k = place_key(vb, seen[g]);
+        if (joined_[j] && used_[j][p]) continue;
+        maker_.b_row(tb_, vb);
+        maker_.refs(row_place(method, block, k), nullptr, &vb, shape_, row_);
+        visit(row_);
+      }
+      maker_.counts.values_b += tb_.values.size();
+      if (j == last_b_[g]) seen[g] = {};
+    }
+  }
+
+ private:
+  static RowPlace row_place(const std::string& method, const TraceBlock& block,
+                            const PlaceKey& k) {
+    return {&method, block.load, block.iteration, -1, k.is_output, k.list_index, k.occurrence};
+  }
+
+  // Block `b` of `reader` alone in `trace`.
+  static void join(TraceReader& reader, size_t b, Trace& trace) {
+    trace.events.clear();
+    trace.values.clear();
+    reader.join_block(b, trace);
+  }
+
+  // B's blocks of group `g`, joined into `tb_` in B's order (keyed into `index_` when needed).
+  void join_group(size_t g) {
+    tb_.events.clear();
+    tb_.values.clear();
+    position_.clear();
+    for (size_t j : b_members_[g]) {
+      const size_t start = tb_.values.size();
+      b_.reader->join_block(j, tb_);
+      const size_t n = tb_.values.size() - start;
+      if (!joined_[j]) {
+        used_[j].assign(n, false);
+        joined_[j] = true;
+      }
+      for (size_t p = 0; p < n; ++p) position_.push_back(p);
+    }
+    indexed_ = false;
+    cached_ = g;
+  }
+
+  // `index_` of the values in `tb_`.
+  void build_index() {
+    index_.clear();
+    index_.reserve(tb_.values.size());
+    PlaceCounts seen;
+    seen.reserve(tb_.values.size());
+    for (size_t i = 0; i < tb_.values.size(); ++i) index_.emplace(place_key(tb_.values[i], seen), i);
+    indexed_ = true;
+  }
+
+  static bool same_place(const TraceValue& x, const TraceValue& y) {
+    return x.instruction == y.instruction && x.is_output == y.is_output &&
+           x.list_index == y.list_index && x.delegate_id == y.delegate_id;
+  }
+
+  const StreamedValueSource& a_;
+  const StreamedValueSource& b_;
+  const MethodMap& methods_;
+  Trace ta_;  // A's block being compared
+  Trace tb_;  // B's blocks of group `cached_`, or in the second pass B's block being listed
+  RowMaker maker_;
+  std::vector<size_t> group_a_, group_b_;       // of each block; kNoGroup when not selected
+  std::vector<std::vector<size_t>> b_members_;  // B's blocks of each group, in order
+  std::vector<size_t> last_a_, last_b_;         // the last block of each group on each side
+  std::vector<std::vector<bool>> used_;         // of each of B's values, per block: matched
+  std::vector<bool> joined_;                    // B's block was joined in the first pass
+  size_t cached_ = kNoGroup;
+  bool indexed_ = false;  // `index_` is of the group in `tb_`
+  std::unordered_map<PlaceKey, size_t, PlaceHash> index_;  // key -> index into tb_.values
+  std::vector<size_t> position_;  // of each of tb_.values in its block
+  std::vector<CellRef> row_;
+  std::string shape_;
+};
+
+}  // namespace
+
+CompareResult compare_values(const ValueSource& a, const ValueSource& b,
+                             const Tolerance& tolerance, const MethodMap& methods) {
+  const bool by_handle = a.map != nullptr && b.map != nullptr;
+  CompareResult result;
+  result.table = compare_head(a.trace->path, b.trace->path, by_handle);
+  const std::vector<Key> keys_a = keys_of(*a.trace, a.map, {});
+  const std::vector<Key> keys_b = keys_of(*b.trace, b.map, methods);
+  std::map<Key, size_t> index_b;
+  for (size_t i = 0; i < keys_b.size(); ++i) index_b.emplace(keys_b[i], i);
+  std::vector<bool> used_b(keys_b.size(), false);
+  const DebugMap* map_a = by_handle ? a.map : nullptr;
+  const DebugMap* map_b = by_handle ? b.map : nullptr;
+  RowMaker maker(tolerance, static_cast<size_t>(-1));
+  std::vector<Cell> row;
   for (size_t i = 0; i < keys_a.size(); ++i) {
-    const TraceValue& va = a.trace->values[i];
-    const Cell shape = is_tensor(va) ? shape_cell(va.tensor.sizes) : Cell();
     auto it = index_b.find(keys_a[i]);
-    if (it == index_b.end()) {
-      ++result.unmatched;
-      result.unmatched_values.push_back(value_place("a", *a.trace, va));
-      finish(add_row(keys_a[i], &va, nullptr, shape), "only_a", "");
-      continue;
+    const TraceValue* vb = nullptr;
+    if (it != index_b.end()) {
+      used_b[it->second] = true;
+      vb = &b.trace->values[it->second];
     }
-    used_b[it->second] = true;
-    const TraceValue& vb = b.trace->values[it->second];
-    std::vector<Cell>& row = add_row(keys_a[i], &va, &vb, shape);
-    ++result.matched;
-    Result<std::vector<double>> ea = elements_of(va, *a.buffer);
-    Result<std::vector<double>> eb = elements_of(vb, *b.buffer);
-    std::string problem;
-    if (!ea.ok()) {
-      problem = std::string("a: ") + ea.error().message();
-    } else if (!eb.ok()) {
-      problem = std::string("b: ") + eb.error().message();
-    } else if (va.kind != vb.kind || (is_tensor(va) && va.tensor.sizes != vb.tensor.sizes)) {
-      problem = "different shape or kind in b";
-    } else if (ea->size() != eb->size()) {
-      problem = "different element count in b";
-    }
-    if (!problem.empty()) {
-      ++result.unreadable;
-      finish(row, problem, "");
-      continue;
-    }
-    const bool past = measure(*ea, *eb, tolerance, row, result.max_abs_error);
-    std::string first;
-    if (past) {
-      ++result.past_tolerance;
-      if (!marked) first = "*";
-      marked = true;
-    }
-    finish(row, past ? "past_tolerance" : "ok", first);
+    const TraceValue& va = a.trace->values[i];
+    maker.a_row(*a.trace, va, *a.buffer, vb, *b.buffer);
+    maker.cells(place_of(keys_a[i]), &va, vb, map_a, map_b, row);
+    result.table.rows.push_back(std::move(row));
   }
   for (size_t i = 0; i < keys_b.size(); ++i) {
     if (used_b[i]) continue;
-    ++result.unmatched;
     const TraceValue& vb = b.trace->values[i];
-    result.unmatched_values.push_back(value_place("b", *b.trace, vb));
-    finish(add_row(keys_b[i], nullptr, &vb, is_tensor(vb) ? shape_cell(vb.tensor.sizes) : Cell()),
-           "only_b", "");
+    maker.b_row(*b.trace, vb);
+    maker.cells(place_of(keys_b[i]), nullptr, &vb, map_a, map_b, row);
+    result.table.rows.push_back(std::move(row));
   }
+  static_cast<CompareCounts&>(result) = std::move(maker.counts);
+  result.values_a = a.trace->values.size();
+  result.values_b = b.trace->values.size();
   return result;
 }
 
-Table compare_summary_table(const CompareResult& r, bool allow_unmatched) {
+Result<CompareCounts> write_compare(const StreamedValueSource& a, const StreamedValueSource& b,
+                                    const Tolerance& tolerance, const MethodMap& methods,
+                                    bool allow_unmatched, Format format,
+                                    const RenderOptions& options,
+                                    const std::function<void(std::string_view)>& write) {
+  if (format == Format::Json) {
+    return Error(ErrorCode::InvalidArgument, "JSON tables are not streamed");
+  }
+  StreamedCompare compare(a, b, tolerance, methods);
+  const Table head =
+      compare_head(compare.skeleton_a().path, compare.skeleton_b().path, false);
+  ETKIT_TRY(render_streamed_refs(
+      head, [&](const RowRefVisitor& visit) { compare.rows(visit); }, format, options, write));
+  // The summary after a blank line, as `render` separates tables.
+  write("\n");
+  render({compare_summary_table(compare.counts(), allow_unmatched)}, format, options, write);
+  return compare.counts();
+}
+
+Table compare_summary_table(const CompareCounts& r, bool allow_unmatched) {
   Table summary;
   summary.name = "compare_summary";
   summary.title = "compare summary";
@@ -273,7 +637,7 @@ Table compare_summary_table(const CompareResult& r, bool allow_unmatched) {
   return summary;
 }
 
-std::string compare_incomplete_text(const CompareResult& r, const Trace& a, const Trace& b,
+std::string compare_incomplete_text(const CompareCounts& r, const Trace& a, const Trace& b,
                                     const MethodMap& methods, size_t limit) {
   if (r.values_a == 0 || r.values_b == 0) {
     const std::string who = r.values_a == 0 && r.values_b == 0 ? a.path + " and " + b.path
@@ -299,9 +663,8 @@ std::string compare_incomplete_text(const CompareResult& r, const Trace& a, cons
                     std::to_string(r.values_a + r.values_b) + " values unmatched: ";
   const size_t shown = std::min(limit, r.unmatched_values.size());
   for (size_t i = 0; i < shown; ++i) out += (i > 0 ? ", " : "") + r.unmatched_values[i];
-  if (shown < r.unmatched_values.size()) {
-    out += "; and " + std::to_string(r.unmatched_values.size() - shown) + " more";
-  }
+  // `unmatched_values` may list only the first ones (`write_compare`).
+  if (shown < r.unmatched) out += "; and " + std::to_string(r.unmatched - shown) + " more";
   return out;
 }
 

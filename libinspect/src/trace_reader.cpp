@@ -126,7 +126,8 @@ Error TraceReader::Impl::open(std::span<const uint8_t> data) {
         if (const fb::DebugEvent* d = e->debug_event(); d != nullptr) {
           has_values = true;
           ++summary.debug_events;
-          count_payloads(d->debug_entry(), summary.payloads, has_tensor_values);
+          count_payloads(d->debug_entry(), summary.payloads, summary.tensor_values);
+          has_tensor_values = has_tensor_values || summary.tensor_values;
         }
         continue;
       }

@@ -6,11 +6,13 @@
 #include <memory>
 #include <optional>
 #include <span>
+#include <tuple>
 #include <utility>
 
 #include "etdump_inspect.h"
 #include "etkit/host/debug_buffer_path.h"
 #include "etkit/inspect/compare.h"
+#include "etkit/inspect/event_selection.h"
 #include "etkit/inspect/values.h"
 #include "etkit/tools/diagnostics.h"
 #include "etkit/tools/output_file.h"
@@ -125,6 +127,73 @@ int values_streamed(const ValuesOptions& options) {
   return kExitOk;
 }
 
+// Prints the diagnostic of an incomplete or partly unmatched comparison and returns the exit
+// code of its verdict: the same for the joined and the streamed path.
+int compare_verdict(const inspect::CompareCounts& r, const inspect::Trace& a,
+                    const inspect::Trace& b, const inspect::MethodMap& methods,
+                    bool allow_unmatched) {
+  const inspect::Verdict verdict = r.verdict(allow_unmatched);
+  const std::string why = inspect::compare_incomplete_text(r, a, b, methods);
+  if (!why.empty()) {
+    if (verdict == inspect::Verdict::Incomplete) {
+      print_error(kEtdumpInspect, "compare: incomplete: " + why +
+                                      (r.matched > 0 ? " (--allow-unmatched accepts them)" : ""));
+    } else {
+      print_warning(kEtdumpInspect, "compare: " + why);
+    }
+  }
+  return verdict_exit_code(verdict);
+}
+
+// Without debug maps and --program, and not in JSON, the rows go straight to stdout as each
+// block of A is joined with B's blocks it can match (`write_compare`): neither joined trace nor
+// the table is held (DESIGN.md section 5). Dumps, the method map and the buffers are opened and
+// checked in the joined path's order, so errors and output are the same.
+int compare_streamed(const CompareOptions& options, const inspect::MethodMap& methods) {
+  int code = kExitOk;
+  std::vector<uint8_t> stdin_bytes;
+  if (!read_stdin_once(options.dumps, stdin_bytes, code)) return code;
+  Result<inspect::TraceReader> reader_a = open_dump(options.dumps[0], stdin_bytes);
+  if (!reader_a.ok()) return report(kEtdumpInspect, reader_a.error());
+  Result<inspect::TraceReader> reader_b = open_dump(options.dumps[1], stdin_bytes);
+  if (!reader_b.ok()) return report(kEtdumpInspect, reader_b.error());
+  const inspect::Trace skeleton_a = reader_a->skeleton();
+  const inspect::Trace skeleton_b = reader_b->skeleton();
+  if (const Error e = inspect::check_method_map(methods, skeleton_a, skeleton_b); !e.ok()) {
+    print_error(kEtdumpInspect, e.message());
+    return kExitUsage;
+  }
+  // Warm-up and iterations are chosen as for the other subcommands (`keep_selected_values`).
+  const inspect::EventSelection selection = event_selection(options, false);
+  inspect::StreamedValueSource a{&*reader_a, nullptr, {}};
+  inspect::StreamedValueSource b{&*reader_b, nullptr, {}};
+  inspect::DebugBuffer buffer_a, buffer_b;
+  for (auto [source, skeleton, buffer, given] :
+       {std::tuple(&a, &skeleton_a, &buffer_a, &options.debug_buffer_a),
+        std::tuple(&b, &skeleton_b, &buffer_b, &options.debug_buffer_b)}) {
+    bool tensors = false;
+    source->blocks.resize(skeleton->blocks.size());
+    for (size_t i = 0; i < skeleton->blocks.size(); ++i) {
+      source->blocks[i] = inspect::block_selected(*skeleton, i, selection);
+      tensors = tensors || (source->blocks[i] && source->reader->block_summary(i).tensor_values);
+    }
+    if (!open_buffer(*given, skeleton->path, tensors, *buffer)) return kExitUsage;
+    source->buffer = buffer;
+  }
+  std::vector<std::string> warnings = dump_warnings(skeleton_a);
+  for (std::string& w : dump_warnings(skeleton_b)) warnings.push_back(std::move(w));
+  for (const std::string& w : warnings) print_warning(kEtdumpInspect, w);
+  inspect::Tolerance tolerance;
+  tolerance.atol = options.atol;
+  tolerance.rtol = options.rtol;
+  auto write = [](std::string_view text) { std::fwrite(text.data(), 1, text.size(), stdout); };
+  Result<inspect::CompareCounts> r =
+      inspect::write_compare(a, b, tolerance, methods, options.allow_unmatched,
+                             *inspect::parse_format(options.format), {}, write);
+  if (!r.ok()) return report(kEtdumpInspect, r.error());
+  return compare_verdict(*r, skeleton_a, skeleton_b, methods, options.allow_unmatched);
+}
+
 }  // namespace
 
 Subcommand add_values(CLI::App& app) {
@@ -226,6 +295,9 @@ Subcommand add_compare(CLI::App& app) {
             }
             inspect::MethodMap methods;
             if (!method_map(*options, methods)) return kExitUsage;
+            if (!map_a && !map_b && options->program.empty() && options->format != "json") {
+              return compare_streamed(*options, methods);
+            }
             std::vector<inspect::Trace> traces;
             if (!load_dumps(options->dumps, 2, traces, code)) return code;
             if (const Error e = inspect::check_method_map(methods, traces[0], traces[1]);
@@ -257,18 +329,7 @@ Subcommand add_compare(CLI::App& app) {
             inspect::Table summary = inspect::compare_summary_table(r, options->allow_unmatched);
             print_tables(table_list(std::move(r.table), std::move(summary)),
                          *inspect::parse_format(options->format), dump_warnings(traces));
-            const inspect::Verdict verdict = r.verdict(options->allow_unmatched);
-            const std::string why = inspect::compare_incomplete_text(r, traces[0], traces[1], methods);
-            if (!why.empty()) {
-              if (verdict == inspect::Verdict::Incomplete) {
-                print_error(kEtdumpInspect, "compare: incomplete: " + why +
-                                                (r.matched > 0 ? " (--allow-unmatched accepts them)"
-                                                               : ""));
-              } else {
-                print_warning(kEtdumpInspect, "compare: " + why);
-              }
-            }
-            return verdict_exit_code(verdict);
+            return compare_verdict(r, traces[0], traces[1], methods, options->allow_unmatched);
           }};
 }
 

@@ -2,14 +2,27 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "etkit/devtools/clock.h"
+#include "etkit/devtools/data_sink.h"
+#include "etkit/devtools/etdump_writer.h"
+#include "etkit/host/debug_buffer_path.h"
+#include "etkit/host/host_tensor.h"
+#include "etkit/inspect/event_selection.h"
 #include "etkit/inspect/event_table.h"
+#include "etkit/inspect/trace_reader.h"
 #include "etkit/inspect/values.h"
 #include "etkit/inspect/verdict.h"
 #include "logged_values.h"
+#include "streamed_dumps.h"
 
 namespace etkit::inspect {
 namespace {
@@ -249,6 +262,283 @@ TEST_CASE("compare: errors print with significant digits, not six decimals") {
   CHECK(out.find("0.000000 ") == std::string::npos);
   const std::string csv = render({r.table}, Format::Csv);
   CHECK(csv.find(",3.57628e-07,") != std::string::npos);
+}
+
+// --- The streamed comparison (`write_compare`) against the joined one ---------------------
+
+// How a generated run (`run_dump`) differs from the reference one.
+struct Variant {
+  float offset = 0;      // added to forward iteration 1's value at instruction 0
+  bool reshape = false;  // encode iteration 1 logs [3, 2] at instruction 0, not [2, 3]
+  bool drop = false;     // forward iteration 2 logs instruction 1 once, not twice
+  bool extra = false;    // a value at instruction 9 in every forward block, and a 4th iteration
+  std::string forward = "forward";  // the name of method forward
+};
+
+struct RunDump {
+  std::vector<uint8_t> dump;
+  DebugBuffer buffer;
+};
+
+// Two methods: forward (a load block logging a value, a warm-up execution, 3 iterations: a
+// tensor, a place logged twice, a delegate's value, an int, a program output) and encode
+// (2 iterations, interleaved with forward's: a tensor, a double, a list of two tensors).
+RunDump run_dump(const Variant& v) {
+  std::vector<uint8_t> memory(1 << 20);
+  std::vector<uint8_t> payload(1 << 16);
+  FakeClock clock;
+  ETDumpWriter w(memory, clock);
+  Result<BufferDataSink> sink = BufferDataSink::create(payload);
+  REQUIRE(sink.ok());
+  w.set_data_sink(&*sink);
+  w.set_debug_level(DebugLevel::IntermediateOutputs);
+  auto tensor = [](std::vector<int32_t> sizes, float base) {
+    HostTensor t(ScalarType::Float, sizes);
+    float* p = static_cast<float*>(t.data());
+    for (size_t k = 0; k < t.nbytes() / sizeof(float); ++k) p[k] = base + 0.5f * static_cast<float>(k);
+    return t;
+  };
+  auto log = [&](int32_t instruction, EValue value,
+                 LoggedValueKind kind = LoggedValueKind::IntermediateOutput) {
+    if (instruction >= 0) {
+      w.set_chain_debug_handle(0, static_cast<DebugHandle>(instruction));
+    } else {
+      w.set_chain_debug_handle(kUnsetChainId, kUnsetDebugHandle);
+    }
+    REQUIRE(*w.log_evalue(value, kind));
+  };
+  auto forward = [&](int it, bool warmup) {
+    w.set_warmup(warmup);
+    w.create_event_block(v.forward);
+    HostTensor t0 = tensor({2, 3}, static_cast<float>(it) + (it == 1 && !warmup ? v.offset : 0));
+    log(0, EValue::from_tensor(&t0.tensor()));
+    HostTensor t1 = tensor({4}, 10);
+    HostTensor t1b = tensor({4}, 20);
+    log(1, EValue::from_tensor(&t1.tensor()));
+    if (!(v.drop && it == 2)) log(1, EValue::from_tensor(&t1b.tensor()));
+    HostTensor d = tensor({2}, 30);
+    w.set_chain_debug_handle(0, 2);
+    REQUIRE(*w.log_intermediate_output_delegate("", 5, EValue::from_tensor(&d.tensor())));
+    log(3, EValue::from_int(it));
+    HostTensor x = tensor({1}, 40);
+    if (v.extra) log(9, EValue::from_tensor(&x.tensor()));
+    HostTensor out = tensor({2}, 50);
+    log(-1, EValue::from_tensor(&out.tensor()), LoggedValueKind::ProgramOutput);
+    w.set_warmup(false);
+  };
+  auto encode = [&](int it) {
+    w.create_event_block("encode");
+    HostTensor t0 = tensor(v.reshape && it == 1 ? std::vector<int32_t>{3, 2}
+                                                : std::vector<int32_t>{2, 3},
+                           1);
+    log(0, EValue::from_tensor(&t0.tensor()));
+    log(0, EValue::from_double(0.25));
+    HostTensor l0 = tensor({2}, 60);
+    HostTensor l1 = tensor({3}, 70);
+    EValue e0 = EValue::from_tensor(&l0.tensor());
+    EValue e1 = EValue::from_tensor(&l1.tensor());
+    EValue* items[] = {&e0, &e1};
+    log(1, EValue::from_tensor_list(TensorListRef(items, 2)));
+  };
+  w.create_event_block(v.forward + ":load");
+  HostTensor loaded = tensor({2}, 5);
+  log(0, EValue::from_tensor(&loaded.tensor()));
+  forward(0, true);
+  for (int it = 0; it < (v.extra ? 4 : 3); ++it) {
+    forward(it, false);
+    if (it < 2) encode(it);
+  }
+  REQUIRE(w.dropped_payloads() == 0);
+  return {w.serialize(), DebugBuffer::from_bytes(payload)};
+}
+
+using OpenDump = std::function<Result<TraceReader>()>;
+
+struct CompareCase {
+  OpenDump open_a, open_b;
+  const DebugBuffer* buffer_a = nullptr;
+  const DebugBuffer* buffer_b = nullptr;
+  MethodMap methods;
+};
+
+// The streamed comparison gives the joined one's text (`compare_values`, then `render` of its
+// table and summary), counts and diagnostic, for every format, with automatic units or not.
+void check_streamed_compare(const CompareCase& c, const EventSelection& selection,
+                            const Tolerance& tolerance = {}) {
+  Result<TraceReader> ra = c.open_a();
+  Result<TraceReader> rb = c.open_b();
+  REQUIRE(ra.ok());
+  REQUIRE(rb.ok());
+  Trace ja = ra->join_all();
+  Trace jb = rb->join_all();
+  keep_selected_values(ja, selection);
+  keep_selected_values(jb, selection);
+  const CompareResult r =
+      compare_values({&ja, c.buffer_a}, {&jb, c.buffer_b}, tolerance, c.methods);
+  StreamedValueSource sa{&*ra, c.buffer_a, {}};
+  StreamedValueSource sb{&*rb, c.buffer_b, {}};
+  const Trace skeleton_a = ra->skeleton();
+  const Trace skeleton_b = rb->skeleton();
+  for (size_t i = 0; i < skeleton_a.blocks.size(); ++i) {
+    sa.blocks.push_back(block_selected(skeleton_a, i, selection));
+  }
+  for (size_t j = 0; j < skeleton_b.blocks.size(); ++j) {
+    sb.blocks.push_back(block_selected(skeleton_b, j, selection));
+  }
+  RenderOptions automatic;
+  automatic.auto_time_units = true;
+  for (bool allow : {false, true}) {
+    for (Format f : {Format::Table, Format::Csv, Format::Tsv}) {
+      for (const RenderOptions& o : {RenderOptions{}, automatic}) {
+        CAPTURE(allow);
+        CAPTURE(static_cast<int>(f));
+        std::string streamed;
+        Result<CompareCounts> counts = write_compare(
+            sa, sb, tolerance, c.methods, allow, f, o, [&](std::string_view s) { streamed += s; });
+        REQUIRE(counts.ok());
+        CHECK(streamed == render({r.table, compare_summary_table(r, allow)}, f, o));
+        CHECK(counts->matched == r.matched);
+        CHECK(counts->past_tolerance == r.past_tolerance);
+        CHECK(counts->unreadable == r.unreadable);
+        CHECK(counts->unmatched == r.unmatched);
+        CHECK(counts->values_a == r.values_a);
+        CHECK(counts->values_b == r.values_b);
+        CHECK((counts->max_abs_error == r.max_abs_error ||
+               (std::isnan(counts->max_abs_error) && std::isnan(r.max_abs_error))));
+        CHECK(counts->verdict(allow) == r.verdict(allow));
+        const size_t listed = std::min(r.unmatched_values.size(), kUnmatchedListed);
+        CHECK(counts->unmatched_values ==
+              std::vector<std::string>(r.unmatched_values.begin(),
+                                       r.unmatched_values.begin() + static_cast<long>(listed)));
+        CHECK(compare_incomplete_text(*counts, skeleton_a, skeleton_b, c.methods) ==
+              compare_incomplete_text(r, ja, jb, c.methods));
+      }
+    }
+  }
+}
+
+std::vector<EventSelection> compare_selections() {
+  EventSelection measured;  // warm-up left out, as compare does by default
+  EventSelection warmup;
+  warmup.include_warmup = true;
+  EventSelection later;
+  later.iterations = {1, UINT64_MAX};
+  EventSelection one;
+  one.block = 2;
+  return {measured, warmup, later, one};
+}
+
+OpenDump over(const RunDump& d, const std::string& path) {
+  return [&d, path] { return TraceReader::over(d.dump, path); };
+}
+
+TEST_CASE("compare: streamed rows and summary are the joined path's on generated runs") {
+  const RunDump ref = run_dump({});
+  Variant changed;
+  changed.offset = 1e-3f;
+  changed.reshape = true;
+  changed.drop = true;
+  changed.extra = true;
+  const RunDump other = run_dump(changed);
+  Variant renamed_variant;
+  renamed_variant.forward = "fwd";
+  const RunDump renamed = run_dump(renamed_variant);
+  // The generated runs have what the cases are about.
+  {
+    Result<TraceReader> reader = TraceReader::over(other.dump, "b.etdump");
+    REQUIRE(reader.ok());
+    Trace a = TraceReader::over(ref.dump, "a.etdump")->join_all();
+    Trace b = reader->join_all();
+    keep_selected_values(a, {});
+    keep_selected_values(b, {});
+    const CompareResult r = compare_values({&a, &ref.buffer}, {&b, &other.buffer}, {});
+    CHECK(r.matched > 10);
+    CHECK(r.past_tolerance == 1);
+    CHECK(r.unreadable == 1);  // the reshaped tensor
+    CHECK(r.unmatched > kUnmatchedListed);  // only in A (dropped), only in B (extra)
+    bool only_a = false, only_b = false, repeated = false;
+    for (const std::vector<Cell>& row : r.table.rows) {
+      only_a = only_a || std::get<std::string>(row[16]) == "only_a";
+      only_b = only_b || std::get<std::string>(row[16]) == "only_b";
+      repeated = repeated || std::get<int64_t>(row[8]) == 1;  // occurrence
+    }
+    CHECK(only_a);
+    CHECK(only_b);
+    CHECK(repeated);
+  }
+  Tolerance loose;
+  loose.atol = 1;
+  const std::vector<CompareCase> cases = {
+      {over(ref, "a.etdump"), over(ref, "a.etdump"), &ref.buffer, &ref.buffer, {}},
+      {over(ref, "a.etdump"), over(other, "b.etdump"), &ref.buffer, &other.buffer, {}},
+      {over(other, "b.etdump"), over(ref, "a.etdump"), &other.buffer, &ref.buffer, {}},
+      // B's fwd is A's forward; without the map nothing of forward matches.
+      {over(ref, "a.etdump"), over(renamed, "c.etdump"), &ref.buffer, &renamed.buffer,
+       {{"forward", "fwd"}}},
+      {over(ref, "a.etdump"), over(renamed, "c.etdump"), &ref.buffer, &renamed.buffer, {}},
+      // Both of B's methods named as A's forward: their blocks of one iteration are one group.
+      {over(ref, "a.etdump"), over(renamed, "c.etdump"), &ref.buffer, &renamed.buffer,
+       {{"forward", "fwd"}, {"forward", "encode"}}},
+      // No payloads: every tensor is unreadable.
+      {over(ref, "a.etdump"), over(other, "b.etdump"), &ref.buffer, nullptr, {}},
+  };
+  const DebugBuffer none;
+  for (size_t i = 0; i < cases.size(); ++i) {
+    CAPTURE(i);
+    CompareCase c = cases[i];
+    if (c.buffer_b == nullptr) c.buffer_b = &none;
+    for (const EventSelection& selection : compare_selections()) {
+      CAPTURE(selection.include_warmup);
+      CAPTURE(selection.block);
+      CAPTURE(selection.iterations.begin);
+      check_streamed_compare(c, selection);
+    }
+    check_streamed_compare(c, {}, loose);
+  }
+}
+
+TEST_CASE("compare: streamed rows and summary are the joined path's on every fixture pair") {
+  std::vector<std::string> dumps;
+  for (const std::string& path : test::fixture_dumps()) {
+    Result<TraceReader> reader = TraceReader::open(path);
+    REQUIRE(reader.ok());
+    if (reader->has_values()) dumps.push_back(path);
+  }
+  REQUIRE(dumps.size() >= 3);
+  std::vector<DebugBuffer> buffers(dumps.size());
+  for (size_t i = 0; i < dumps.size(); ++i) {
+    if (!std::filesystem::exists(debug_buffer_path_for(dumps[i]))) continue;
+    Result<DebugBuffer> opened = DebugBuffer::open(debug_buffer_path_for(dumps[i]));
+    REQUIRE(opened.ok());
+    buffers[i] = std::move(opened).get();
+  }
+  for (size_t i = 0; i < dumps.size(); ++i) {
+    for (size_t j = 0; j < dumps.size(); ++j) {
+      CAPTURE(dumps[i]);
+      CAPTURE(dumps[j]);
+      const std::string a = dumps[i], b = dumps[j];
+      CompareCase c{[a] { return TraceReader::open(a); }, [b] { return TraceReader::open(b); },
+                    &buffers[i], &buffers[j], {}};
+      check_streamed_compare(c, {});
+      // ExecuTorch's Execute against etkit's forward, when one side has each.
+      Result<TraceReader> ra = TraceReader::open(a);
+      Result<TraceReader> rb = TraceReader::open(b);
+      REQUIRE(ra.ok());
+      REQUIRE(rb.ok());
+      c.methods = {{"forward", "Execute"}};
+      if (check_method_map(c.methods, ra->skeleton(), rb->skeleton()).ok()) {
+        check_streamed_compare(c, {});
+      }
+    }
+  }
+  // JSON is not streamed.
+  Result<TraceReader> reader = TraceReader::open(dumps[0]);
+  REQUIRE(reader.ok());
+  const DebugBuffer none;
+  CHECK(write_compare({&*reader, &none, {}}, {&*reader, &none, {}}, {}, {}, false, Format::Json,
+                      {}, [](std::string_view) {})
+            .error()
+            .code() == ErrorCode::InvalidArgument);
 }
 
 }  // namespace

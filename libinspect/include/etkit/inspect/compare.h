@@ -5,7 +5,8 @@
 //
 // Matching. Without debug maps, values match by place: method, kind (load or execute),
 // iteration, instruction, delegate id, output flag, position in a TensorList, and occurrence (the
-// n-th such value of the block). With a debug map for each side they match by debug handle: a
+// n-th such value of the method's kind and iteration, which with warm-up included spans a warm-up
+// block and the measured one of the same number). With a debug map for each side they match by debug handle: a
 // value stands for the handles its instruction, or its delegate identifier, maps to
 // (`value_debug_handles`), and is the output of the last of them, so it is keyed by the largest
 // handle instead of the instruction and delegate id. A fused delegate step standing for handles
@@ -26,7 +27,9 @@
 // incomplete even then.
 
 #include <cstddef>
+#include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "etkit/inspect/debug_buffer.h"
@@ -34,6 +37,7 @@
 #include "etkit/inspect/method_map.h"
 #include "etkit/inspect/table.h"
 #include "etkit/inspect/trace.h"
+#include "etkit/inspect/trace_reader.h"
 #include "etkit/inspect/verdict.h"
 
 namespace etkit::inspect {
@@ -51,14 +55,18 @@ struct ValueSource {
   const DebugMap* map = nullptr;  ///< Its debug map; values match by handle when both have one.
 };
 
-/// Comparison rows and counts.
-struct CompareResult {
-  Table table;  ///< Columns below.
+/// How many unmatched values `write_compare` lists (`CompareCounts::unmatched_values`), and how
+/// many `compare_incomplete_text` names by default.
+inline constexpr size_t kUnmatchedListed = 10;
+
+/// What a comparison found, without its rows.
+struct CompareCounts {
   size_t matched = 0, past_tolerance = 0, unmatched = 0, unreadable = 0;
   size_t values_a = 0, values_b = 0;  ///< Values each dump logged.
-  /// Each unmatched value, in row order: "b value 4 (forward, iteration 1, instruction 0
+  /// Unmatched values, in row order: "b value 4 (forward, iteration 1, instruction 0
   /// addmm.out)" (side, value index, method, iteration or "load", instruction and operator,
-  /// delegate id, "output" for a program output).
+  /// delegate id, "output" for a program output). Every one from `compare_values`; the first
+  /// `kUnmatchedListed` from `write_compare` (`unmatched` counts them all).
   std::vector<std::string> unmatched_values;
   /// The largest absolute error over every compared pair (NaN when one is NaN; 0 for none).
   double max_abs_error = 0;
@@ -70,6 +78,11 @@ struct CompareResult {
     if (matched == 0 || (unmatched > 0 && !allow_unmatched)) return Verdict::Incomplete;
     return Verdict::Pass;
   }
+};
+
+/// Comparison rows and counts.
+struct CompareResult : CompareCounts {
+  Table table;  ///< Columns below.
 };
 
 /// Compares the values of `a` and `b`. Table columns: method, kind, iteration, instruction, op,
@@ -88,14 +101,40 @@ CompareResult compare_values(const ValueSource& a, const ValueSource& b,
 /// The one-row summary `compare` prints after the rows, titled "compare summary": columns
 /// matched, past_tolerance, not_comparable (`unreadable`), unmatched, max_abs_error, result
 /// (`verdict_name(r.verdict(allow_unmatched))`).
-Table compare_summary_table(const CompareResult& r, bool allow_unmatched = false);
+Table compare_summary_table(const CompareCounts& r, bool allow_unmatched = false);
 
 /// Why the comparison is incomplete, for a diagnostic (empty when it matched something and
 /// left nothing unmatched): nothing logged ("a.etdump and b.etdump logged no values (trace-run
 /// logs them with --log)"), methods with no name in common ("methods of a: 'Execute'; of b:
 /// 'forward' (pair them with --method-map A=B)"), or the count of unmatched values and the
 /// first `limit` of them ("4 of 8 values unmatched: b value 0 (...), ...; and 2 more").
-std::string compare_incomplete_text(const CompareResult& r, const Trace& a, const Trace& b,
-                                    const MethodMap& methods = {}, size_t limit = 10);
+/// `a` and `b` need only their blocks and paths (a `TraceReader::skeleton()` will do).
+std::string compare_incomplete_text(const CompareCounts& r, const Trace& a, const Trace& b,
+                                    const MethodMap& methods = {},
+                                    size_t limit = kUnmatchedListed);
+
+/// One dump read block by block (trace_reader.h), with its debug buffer, for `write_compare`.
+struct StreamedValueSource {
+  TraceReader* reader = nullptr;
+  const DebugBuffer* buffer = nullptr;
+  /// The blocks whose values are compared (all when empty), as `keep_selected_values` keeps
+  /// them.
+  std::vector<bool> blocks;
+};
+
+/// Writes what `render({r.table, compare_summary_table(r, allow_unmatched)}, format, options)`
+/// writes for `r = compare_values(...)` of the same dumps (values of the selected blocks only,
+/// no debug maps), byte for byte, without holding the joined traces or the table: a block of A
+/// is joined with B's blocks of its method (through `methods`), kind and iteration, the only
+/// ones its values can match, and its rows handed on; B's values nothing matched follow in B's
+/// order, from a second pass over B's blocks (those whose values all matched are not joined
+/// again). Aligned text makes both passes twice, the first only measuring. `write` receives the
+/// text in pieces. Returns the counts (`unmatched_values` holds the first `kUnmatchedListed`).
+/// Errors: `InvalidArgument` for JSON (not streamed).
+Result<CompareCounts> write_compare(const StreamedValueSource& a, const StreamedValueSource& b,
+                                    const Tolerance& tolerance, const MethodMap& methods,
+                                    bool allow_unmatched, Format format,
+                                    const RenderOptions& options,
+                                    const std::function<void(std::string_view)>& write);
 
 }  // namespace etkit::inspect

@@ -43,15 +43,17 @@ class TraceReader {
   /// Whether any logged value is a tensor or a list of tensors (whose payloads are in a debug
   /// buffer).
   bool has_tensor_values() const;
-  /// What `open` saw of block `b` without joining it: its number of profile events, and
-  /// whether any of them is a delegate's (has a delegate debug id). A block without delegate
-  /// events has only host events: every one is on its method's track, none is a device event.
+  /// What `open` saw of block `b` without joining it: its number of profile events, whether
+  /// any of them is a delegate's (has a delegate debug id), and whether it logged a tensor or a
+  /// list of tensors (`has_tensor_values` for the block). A block without delegate events has
+  /// only host events: every one is on its method's track, none is a device event.
   struct BlockSummary {
     uint32_t profile_events = 0;
     bool delegate_events = false;
     uint32_t allocation_events = 0;
     uint32_t debug_events = 0;  ///< Logged values.
     uint64_t payloads = 0;      ///< Their tensors with a payload in the debug buffer.
+    bool tensor_values = false;  ///< It logged a tensor or a list of tensors.
   };
   BlockSummary block_summary(size_t b) const;
   /// Whether the dump is size-prefixed (ExecuTorch's framing), as `ETDump::size_prefixed`.
