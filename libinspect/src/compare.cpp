@@ -15,6 +15,7 @@
 #include "etkit/inspect/method_map.h"
 #include "etkit/inspect/values.h"
 #include "etkit/inspect/operator_naming.h"
+#include "etkit/inspect/report_stream.h"
 
 namespace etkit::inspect {
 
@@ -610,17 +611,22 @@ Result<CompareCounts> write_compare(const StreamedValueSource& a, const Streamed
                                     bool allow_unmatched, Format format,
                                     const RenderOptions& options,
                                     const std::function<void(std::string_view)>& write) {
-  if (format == Format::Json) {
-    return Error(ErrorCode::InvalidArgument, "JSON tables are not streamed");
-  }
   StreamedCompare compare(a, b, tolerance, methods);
   const Table head =
       compare_head(compare.skeleton_a().path, compare.skeleton_b().path, false);
-  ETKIT_TRY(render_streamed_refs(
-      head, [&](const RowRefVisitor& visit) { compare.rows(visit); }, format, options, write));
-  // The summary after a blank line, as `render` separates tables.
-  write("\n");
-  render({compare_summary_table(compare.counts(), allow_unmatched)}, format, options, write);
+  // Two tables of one report (one JSON document): the rows, then the summary.
+  ReportStream report(format, options, write);
+  ETKIT_TRY(report.table(head, [&](const RowRefVisitor& visit) { compare.rows(visit); }));
+  const Table summary = compare_summary_table(compare.counts(), allow_unmatched);
+  ETKIT_TRY(report.table(summary, [&](const RowRefVisitor& visit) {
+    std::vector<CellRef> refs;
+    for (const std::vector<Cell>& row : summary.rows) {
+      refs.clear();
+      for (const Cell& cell : row) refs.push_back(CellRef::of(cell));
+      visit(refs);
+    }
+  }));
+  report.finish();
   return compare.counts();
 }
 

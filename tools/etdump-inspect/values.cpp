@@ -145,9 +145,9 @@ int compare_verdict(const inspect::CompareCounts& r, const inspect::Trace& a,
   return verdict_exit_code(verdict);
 }
 
-// Without debug maps and --program, and not in JSON, the rows go straight to stdout as each
-// block of A is joined with B's blocks it can match (`write_compare`): neither joined trace nor
-// the table is held (DESIGN.md section 5). Dumps, the method map and the buffers are opened and
+// Without debug maps and --program, the rows go straight to stdout as each block of A is joined
+// with B's blocks it can match (`write_compare`): neither joined trace nor the table is held
+// (DESIGN.md section 5). Dumps, the method map and the buffers are opened and
 // checked in the joined path's order, so errors and output are the same.
 int compare_streamed(const CompareOptions& options, const inspect::MethodMap& methods) {
   int code = kExitOk;
@@ -180,7 +180,9 @@ int compare_streamed(const CompareOptions& options, const inspect::MethodMap& me
     if (!open_buffer(*given, skeleton->path, tensors, *buffer)) return kExitUsage;
     source->buffer = buffer;
   }
-  std::vector<std::string> warnings = dump_warnings(skeleton_a);
+  inspect::RenderOptions render_options;  // JSON carries the warnings too
+  std::vector<std::string>& warnings = render_options.warnings;
+  warnings = dump_warnings(skeleton_a);
   for (std::string& w : dump_warnings(skeleton_b)) warnings.push_back(std::move(w));
   for (const std::string& w : warnings) print_warning(kEtdumpInspect, w);
   inspect::Tolerance tolerance;
@@ -189,7 +191,7 @@ int compare_streamed(const CompareOptions& options, const inspect::MethodMap& me
   auto write = [](std::string_view text) { std::fwrite(text.data(), 1, text.size(), stdout); };
   Result<inspect::CompareCounts> r =
       inspect::write_compare(a, b, tolerance, methods, options.allow_unmatched,
-                             *inspect::parse_format(options.format), {}, write);
+                             *inspect::parse_format(options.format), render_options, write);
   if (!r.ok()) return report(kEtdumpInspect, r.error());
   return compare_verdict(*r, skeleton_a, skeleton_b, methods, options.allow_unmatched);
 }
@@ -295,7 +297,7 @@ Subcommand add_compare(CLI::App& app) {
             }
             inspect::MethodMap methods;
             if (!method_map(*options, methods)) return kExitUsage;
-            if (!map_a && !map_b && options->program.empty() && options->format != "json") {
+            if (!map_a && !map_b && options->program.empty()) {
               return compare_streamed(*options, methods);
             }
             std::vector<inspect::Trace> traces;

@@ -129,8 +129,8 @@ struct StreamedValueSource {
 /// ones its values can match, and its rows handed on; B's values nothing matched follow in B's
 /// order, from a second pass over B's blocks (those whose values all matched are not joined
 /// again). Aligned text makes both passes twice, the first only measuring. `write` receives the
-/// text in pieces. Returns the counts (`unmatched_values` holds the first `kUnmatchedListed`).
-/// Errors: `InvalidArgument` for JSON (not streamed).
+/// text in pieces (in JSON one document, with `options.warnings`). Returns the counts
+/// (`unmatched_values` holds the first `kUnmatchedListed`). Errors: none so far.
 Result<CompareCounts> write_compare(const StreamedValueSource& a, const StreamedValueSource& b,
                                     const Tolerance& tolerance, const MethodMap& methods,
                                     bool allow_unmatched, Format format,
