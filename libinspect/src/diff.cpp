@@ -386,8 +386,11 @@ Result<DiffResult> diff_dumps(TraceReader& a, TraceReader& b, const EventSelecti
   }
   // Both selections are checked before either dump is read, as a regex is checked once.
   ETKIT_TRY(EventSelector::make(select_b));
+  // One dump resident at a time: each side's pages are given back once it is read.
   ETKIT_ASSIGN_OR_RETURN(Side in_a, collect_streamed(a, select_a, {}));
+  a.release_pages();
   ETKIT_ASSIGN_OR_RETURN(Side in_b, collect_streamed(b, select_b, options.methods));
+  b.release_pages();
   DiffResult result;
   result.statistic = options.statistic;
   diff_by_name(in_a, in_b, options, result);

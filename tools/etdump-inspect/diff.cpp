@@ -55,20 +55,18 @@ int run_diff_streamed(const DiffOptions& options, const inspect::DiffOptions& di
   int code = kExitOk;
   std::vector<uint8_t> stdin_bytes;
   if (!read_stdin_once(options.dumps, stdin_bytes, code)) return code;
-  // Both opened (and verified) in parallel, as `load_dumps` reads them; the first error in
-  // argument order is reported.
-  std::vector<Result<inspect::TraceReader>> opened;
-  opened.reserve(options.dumps.size());
-  for (size_t i = 0; i < options.dumps.size(); ++i) {
-    opened.emplace_back(Error(ErrorCode::Internal, "not read"));
+  // Opened (and so verified) one after the other, the first error in argument order reported
+  // as `load_dumps` does; each gives its pages back once verified, so that one dump at a time
+  // is resident.
+  std::vector<inspect::TraceReader> opened;
+  for (const std::string& path : options.dumps) {
+    Result<inspect::TraceReader> reader = open_dump(path, stdin_bytes);
+    if (!reader.ok()) return report(kEtdumpInspect, reader.error());
+    reader->release_pages();
+    opened.push_back(std::move(reader).get());
   }
-  parallel_for(opened.size(), 2,
-               [&](size_t i) { opened[i] = open_dump(options.dumps[i], stdin_bytes); });
-  for (const Result<inspect::TraceReader>& r : opened) {
-    if (!r.ok()) return report(kEtdumpInspect, r.error());
-  }
-  inspect::TraceReader& a = *opened[0];
-  inspect::TraceReader& b = *opened[1];
+  inspect::TraceReader& a = opened[0];
+  inspect::TraceReader& b = opened[1];
   const inspect::Trace skeleton_a = a.skeleton();
   const inspect::Trace skeleton_b = b.skeleton();
   if (const Error e = inspect::check_method_map(diff_options.methods, skeleton_a, skeleton_b);

@@ -7,6 +7,7 @@
 
 #include <bit>
 #include <cstdint>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <string>
@@ -143,8 +144,8 @@ void check_same(const DiffResult& streamed, const DiffResult& joined) {
 // Both ways of diffing the dumps `a` and `b` (bytes, named `path_a` and `path_b`) must agree.
 void check_diff(const std::vector<uint8_t>& a, const std::vector<uint8_t>& b,
                 const EventSelection& select_a, const EventSelection& select_b,
-                const DiffOptions& options, const std::string& path_a = "a.etdump",
-                const std::string& path_b = "b.etdump") {
+                const DiffOptions& options, const std::string& path_a = "(generated a)",
+                const std::string& path_b = "(generated b)") {
   Result<TraceReader> ra = TraceReader::over(a, path_a);
   Result<TraceReader> rb = TraceReader::over(b, path_b);
   REQUIRE(ra.ok());
@@ -158,8 +159,13 @@ void check_diff(const std::vector<uint8_t>& a, const std::vector<uint8_t>& b,
   const DiffResult joined =
       diff_traces(TraceSelection{&ta, *sa}, TraceSelection{&tb, *sb}, options);
   // Fresh readers: a reader that joined everything already must not be what makes them agree.
-  Result<TraceReader> fa = TraceReader::over(a, path_a);
-  Result<TraceReader> fb = TraceReader::over(b, path_b);
+  // Fixtures are mapped from their files, as the tool reads them (pages released and read
+  // again by diff_dumps).
+  auto fresh = [](const std::vector<uint8_t>& bytes, const std::string& path) {
+    return std::filesystem::exists(path) ? TraceReader::open(path) : TraceReader::over(bytes, path);
+  };
+  Result<TraceReader> fa = fresh(a, path_a);
+  Result<TraceReader> fb = fresh(b, path_b);
   REQUIRE(fa.ok());
   REQUIRE(fb.ok());
   Result<DiffResult> streamed = diff_dumps(*fa, *fb, select_a, select_b, options);
