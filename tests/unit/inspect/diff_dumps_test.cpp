@@ -103,28 +103,31 @@ std::vector<uint8_t> generated(const Shape& s) {
   return w.serialize();
 }
 
-bool same_bits(double x, double y) { return std::bit_cast<uint64_t>(x) == std::bit_cast<uint64_t>(y); }
+bool same_bits(double x, double y) {
+  return std::bit_cast<uint64_t>(x) == std::bit_cast<uint64_t>(y);
+}
 
 void check_same(const DiffResult& streamed, const DiffResult& joined) {
   REQUIRE(streamed.rows.size() == joined.rows.size());
+  // One check per row (the tests compare millions of fields, also under the sanitizers).
   for (size_t i = 0; i < joined.rows.size(); ++i) {
     const DiffRow& s = streamed.rows[i];
     const DiffRow& j = joined.rows[i];
-    CAPTURE(i);
-    CAPTURE(j.name);
-    CHECK(s.method == j.method);
-    CHECK(s.instruction == j.instruction);
-    CHECK(s.name == j.name);
-    CHECK(s.op == j.op);
-    CHECK(s.op_b == j.op_b);
-    CHECK(s.handles == j.handles);
-    CHECK(s.count_a == j.count_a);
-    CHECK(s.count_b == j.count_b);
-    CHECK(same_bits(s.stat_a, j.stat_a));
-    CHECK(same_bits(s.stat_b, j.stat_b));
-    CHECK(same_bits(s.delta, j.delta));
-    CHECK(same_bits(s.delta_pct, j.delta_pct));
-    CHECK(s.status == j.status);
+    const bool same = s.method == j.method && s.instruction == j.instruction &&
+                      s.name == j.name && s.op == j.op && s.op_b == j.op_b &&
+                      s.handles == j.handles && s.count_a == j.count_a &&
+                      s.count_b == j.count_b && same_bits(s.stat_a, j.stat_a) &&
+                      same_bits(s.stat_b, j.stat_b) && same_bits(s.delta, j.delta) &&
+                      same_bits(s.delta_pct, j.delta_pct) && s.status == j.status;
+    if (!same) {
+      FAIL_CHECK("row " << i << " differs: " << s.method << " " << s.instruction << " " << s.name
+                        << " " << s.op << "/" << s.op_b << " " << s.count_a << "/" << s.count_b
+                        << " " << s.stat_a << "/" << s.stat_b << " "
+                        << diff_status_name(s.status) << ", joined: " << j.method << " "
+                        << j.instruction << " " << j.name << " " << j.op << "/" << j.op_b << " "
+                        << j.count_a << "/" << j.count_b << " " << j.stat_a << "/" << j.stat_b
+                        << " " << diff_status_name(j.status));
+    }
   }
   CHECK(streamed.statistic == joined.statistic);
   CHECK(streamed.by_handle == joined.by_handle);
@@ -141,17 +144,34 @@ void check_same(const DiffResult& streamed, const DiffResult& joined) {
   CHECK(render(s, Format::Csv) == render(j, Format::Csv));
 }
 
-// Both ways of diffing the dumps `a` and `b` (bytes, named `path_a` and `path_b`) must agree.
-void check_diff(const std::vector<uint8_t>& a, const std::vector<uint8_t>& b,
-                const EventSelection& select_a, const EventSelection& select_b,
-                const DiffOptions& options, const std::string& path_a = "(generated a)",
-                const std::string& path_b = "(generated b)") {
-  Result<TraceReader> ra = TraceReader::over(a, path_a);
-  Result<TraceReader> rb = TraceReader::over(b, path_b);
-  REQUIRE(ra.ok());
-  REQUIRE(rb.ok());
-  const Trace ta = ra->join_all();
-  const Trace tb = rb->join_all();
+// A dump's bytes, its name (a fixture's path, which is then mapped from its file) and its
+// joined trace (joined once, for every diff it takes part in).
+struct Dump {
+  std::vector<uint8_t> bytes;
+  std::string path;
+  Trace joined;
+};
+
+Dump dump(std::vector<uint8_t> bytes, std::string path) {
+  Result<TraceReader> reader = TraceReader::over(bytes, path);
+  REQUIRE(reader.ok());
+  Trace joined = reader->join_all();
+  return {std::move(bytes), std::move(path), std::move(joined)};
+}
+
+std::vector<Dump> dumps(std::vector<std::vector<uint8_t>> bytes) {
+  std::vector<Dump> out;
+  for (size_t i = 0; i < bytes.size(); ++i) {
+    out.push_back(dump(std::move(bytes[i]), "(generated " + std::to_string(i) + ")"));
+  }
+  return out;
+}
+
+// Both ways of diffing the dumps `a` and `b` must agree.
+void check_diff(const Dump& a, const Dump& b, const EventSelection& select_a,
+                const EventSelection& select_b, const DiffOptions& options) {
+  const Trace& ta = a.joined;
+  const Trace& tb = b.joined;
   Result<std::vector<size_t>> sa = select_events(ta, select_a);
   Result<std::vector<size_t>> sb = select_events(tb, select_b);
   REQUIRE(sa.ok());
@@ -164,8 +184,8 @@ void check_diff(const std::vector<uint8_t>& a, const std::vector<uint8_t>& b,
   auto fresh = [](const std::vector<uint8_t>& bytes, const std::string& path) {
     return std::filesystem::exists(path) ? TraceReader::open(path) : TraceReader::over(bytes, path);
   };
-  Result<TraceReader> fa = fresh(a, path_a);
-  Result<TraceReader> fb = fresh(b, path_b);
+  Result<TraceReader> fa = fresh(a.bytes, a.path);
+  Result<TraceReader> fb = fresh(b.bytes, b.path);
   REQUIRE(fa.ok());
   REQUIRE(fb.ok());
   Result<DiffResult> streamed = diff_dumps(*fa, *fb, select_a, select_b, options);
@@ -216,25 +236,23 @@ std::vector<uint8_t> read_file(const std::string& path) {
 
 TEST_CASE("diff_dumps: every pair of fixture dumps, as diff_traces on the joined traces") {
   const std::vector<std::string> paths = test::fixture_dumps();
-  std::vector<std::vector<uint8_t>> bytes;
-  for (const std::string& p : paths) bytes.push_back(read_file(p));
+  std::vector<Dump> fixtures;
+  for (const std::string& p : paths) fixtures.push_back(dump(read_file(p), p));
   for (size_t i = 0; i < paths.size(); ++i) {
     for (size_t j = 0; j < paths.size(); ++j) {
       CAPTURE(paths[i]);
       CAPTURE(paths[j]);
       // Every statistic with the tool's selection, every selection with the median.
       for (const DiffOptions& options : statistics()) {
-        check_diff(bytes[i], bytes[j], diff_selections()[0], diff_selections()[0], options,
-                   paths[i], paths[j]);
+        check_diff(fixtures[i], fixtures[j], diff_selections()[0], diff_selections()[0], options);
       }
       for (const EventSelection& selection : diff_selections()) {
-        check_diff(bytes[i], bytes[j], selection, selection, {}, paths[i], paths[j]);
+        check_diff(fixtures[i], fixtures[j], selection, selection, {});
       }
       // ExecuTorch's runner names its blocks Execute, etkit after the method.
       DiffOptions mapped;
       mapped.methods = {{"Execute", "forward"}};
-      check_diff(bytes[i], bytes[j], diff_selections()[0], diff_selections()[0], mapped,
-                 paths[i], paths[j]);
+      check_diff(fixtures[i], fixtures[j], diff_selections()[0], diff_selections()[0], mapped);
     }
   }
 }
@@ -260,9 +278,9 @@ TEST_CASE("diff_dumps: generated dumps with regressions, events in one dump, cha
   truncated.seed = 6;
   truncated.iterations = 40;
   truncated.memory = 6 << 10;
-  const std::vector<std::vector<uint8_t>> dumps = {generated(base),    generated(slower),
-                                                   generated(changed), generated(fewer),
-                                                   generated(odd_clock), generated(truncated)};
+  const std::vector<Dump> dumps =
+      inspect::dumps({generated(base), generated(slower), generated(changed), generated(fewer),
+                      generated(odd_clock), generated(truncated)});
   for (size_t i = 0; i < dumps.size(); ++i) {
     for (size_t j = 0; j < dumps.size(); ++j) {
       CAPTURE(i);
@@ -278,12 +296,12 @@ TEST_CASE("diff_dumps: generated dumps with regressions, events in one dump, cha
       check_diff(dumps[i], dumps[j], forward, forward, {});
     }
   }
-  Result<TraceReader> cut = TraceReader::over(dumps.back(), "cut");
+  Result<TraceReader> cut = TraceReader::over(dumps.back().bytes, "cut");
   REQUIRE(cut.ok());
   CHECK(cut->skeleton().dropped_events > 0);
   // The same runs with different statuses: at least one of each, so the checks above saw them.
-  Result<TraceReader> a = TraceReader::over(dumps[0], "a");
-  Result<TraceReader> b = TraceReader::over(dumps[2], "b");
+  Result<TraceReader> a = TraceReader::over(dumps[0].bytes, "a");
+  Result<TraceReader> b = TraceReader::over(dumps[2].bytes, "b");
   REQUIRE(a.ok());
   REQUIRE(b.ok());
   Result<DiffResult> r = diff_dumps(*a, *b, diff_selections()[0], diff_selections()[0], {});
@@ -300,8 +318,8 @@ TEST_CASE("diff_dumps: a method map pairs B's blocks under A's names") {
   Shape forward;
   forward.seed = 2;
   forward.base = 150;
-  const std::vector<uint8_t> a = generated(execute);
-  const std::vector<uint8_t> b = generated(forward);
+  const Dump a = dump(generated(execute), "(generated Execute)");
+  const Dump b = dump(generated(forward), "(generated forward)");
   EventSelection executions = diff_selections()[0];
   for (const DiffOptions& base : statistics()) {
     DiffOptions options = base;
@@ -319,8 +337,8 @@ TEST_CASE("diff_dumps: a method map pairs B's blocks under A's names") {
     options.methods = {{"Execute", "forward"}};
     check_diff(a, b, in_a, in_b, options);
   }
-  Result<TraceReader> ra = TraceReader::over(a, "a");
-  Result<TraceReader> rb = TraceReader::over(b, "b");
+  Result<TraceReader> ra = TraceReader::over(a.bytes, "a");
+  Result<TraceReader> rb = TraceReader::over(b.bytes, "b");
   REQUIRE(ra.ok());
   REQUIRE(rb.ok());
   DiffOptions options;
