@@ -302,7 +302,7 @@ void BM_ShowStreamed(benchmark::State& state) {
                                       out);
   });
 }
-BENCHMARK(BM_ShowStreamed)->Arg(0)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ShowStreamed)->Arg(0)->Arg(1)->Arg(2)->Arg(3)->Unit(benchmark::kMillisecond);
 
 // `export --format chrome`.
 void BM_ExportChromeJoined(benchmark::State& state) {

@@ -1,15 +1,19 @@
 // Fuzzes the ETDump reader and what etdump-inspect's subcommands do with a dump: the joined
 // trace, the event table (show), the Chrome trace (export), values with the debug-buffer join
 // (values; the input's own bytes serve as its debug buffer, so payload offsets land on data),
-// statistics read block by block (stats).
+// statistics read block by block (stats), every printer of the tables, and the streamed
+// writers of show, values and export.
 
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "etkit/inspect/chrome_trace.h"
 #include "etkit/inspect/debug_buffer.h"
 #include "etkit/inspect/event_selection.h"
 #include "etkit/inspect/event_table.h"
 #include "etkit/inspect/stats_report.h"
+#include "etkit/inspect/table.h"
 #include "etkit/inspect/trace_reader.h"
 #include "etkit/inspect/values.h"
 #include "fuzz_input.h"
@@ -23,10 +27,22 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const Trace trace = reader->join_all();
   etkit::Result<std::vector<size_t>> selected = select_events(trace, EventSelection());
   if (!selected.ok()) return 0;
-  (void)event_table(trace, *selected, TimeUnit::Ms);
-  (void)chrome_trace_json(trace, *selected);
   const DebugBuffer buffer = DebugBuffer::from_bytes(input.span());
-  (void)values_table(trace, buffer, {});
+  // The printers, on whatever strings and numbers the dump holds, and the streamed writers,
+  // which join block by block again.
+  const std::vector<Table> tables = {event_table(trace, *selected, TimeUnit::Ms),
+                                     values_table(trace, buffer, {})};
+  auto discard = [](std::string_view) {};
+  RenderOptions automatic;
+  automatic.auto_time_units = true;
+  for (Format f : {Format::Table, Format::Csv, Format::Tsv, Format::Json}) {
+    render(tables, f, automatic, discard);
+  }
+  (void)chrome_trace_json(trace, *selected);
+  (void)write_event_table(*reader, EventSelection(), TimeUnit::Us, Format::Table, automatic,
+                          nullptr, discard);
+  (void)write_values_table(*reader, buffer, {}, Format::Csv, {}, discard);
+  (void)write_chrome_trace(*reader, EventSelection(), discard);
 
   StatsReportOptions options;
   etkit::Result<EventSelector> selector = EventSelector::make(EventSelection());

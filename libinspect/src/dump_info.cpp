@@ -4,8 +4,8 @@
 
 #include "etkit/devtools/etdump_metadata.h"
 #include "etkit/host/debug_buffer_path.h"
-#include "etkit/inspect/etdump.h"
 #include "etkit/inspect/trace.h"
+#include "etkit/inspect/trace_reader.h"
 
 namespace etkit::inspect {
 
@@ -33,32 +33,33 @@ struct Counts {
 }  // namespace
 
 Result<DumpInfo> dump_info(const std::string& path) {
-  ETKIT_ASSIGN_OR_RETURN(ETDump dump, read_etdump_file(path));
-  std::vector<Counts> counts(dump.blocks.size());
-  for (size_t b = 0; b < dump.blocks.size(); ++b) {
-    for (const Event& e : dump.blocks[b].events) {
-      switch (e.kind) {
-        case Event::Kind::Profile: break;  // counted from the joined trace below
-        case Event::Kind::Allocation: ++counts[b].allocations; break;
-        case Event::Kind::Debug:
-          ++counts[b].values;
-          for (const TensorMeta& t : e.debug.value.tensors) counts[b].payloads += t.offset >= 0;
-          break;
+  // One block joined at a time: the dump's events are never all in memory.
+  ETKIT_ASSIGN_OR_RETURN(TraceReader reader, TraceReader::open(path));
+  Trace trace = reader.skeleton();
+  std::vector<Counts> counts(trace.blocks.size());
+  int64_t num_events = 0;
+  for (size_t b = 0; b < trace.blocks.size(); ++b) {
+    const TraceReader::BlockSummary summary = reader.block_summary(b);
+    Counts& c = counts[b];
+    c.allocations = summary.allocation_events;
+    c.values = summary.debug_events;
+    c.payloads = static_cast<int64_t>(summary.payloads);
+    if (summary.profile_events == 0) continue;
+    trace.events.clear();
+    trace.values.clear();
+    reader.join_block(b, trace);
+    num_events += static_cast<int64_t>(trace.events.size());
+    for (const TraceEvent& e : trace.events) {
+      if (e.device) {
+        ++c.device;
+      } else if (e.delegate) {
+        ++c.delegate;
+      } else {
+        ++c.profile;
       }
     }
   }
-  const bool size_prefixed = dump.size_prefixed;
-  ETKIT_ASSIGN_OR_RETURN(Trace trace, build_trace(std::move(dump), path));
-  for (const TraceEvent& e : trace.events) {
-    Counts& c = counts[e.block];
-    if (e.device) {
-      ++c.device;
-    } else if (e.delegate) {
-      ++c.delegate;
-    } else {
-      ++c.profile;
-    }
-  }
+  const bool size_prefixed = reader.size_prefixed();
 
   namespace key = metadata_key;
   const bool etkit = !trace.metadata.empty();
@@ -82,7 +83,7 @@ Result<DumpInfo> dump_info(const std::string& path) {
   row("ticks_per_second", static_cast<int64_t>(trace.ticks_per_second));
   row("ticks_recorded", std::string(trace.ticks_recorded ? "yes" : "no (nanoseconds assumed)"));
   row("blocks", static_cast<int64_t>(trace.blocks.size()));
-  row("events", static_cast<int64_t>(trace.events.size()));
+  row("events", num_events);
   row("warmup_executions", static_cast<int64_t>(warmup));
   row("dropped_events", static_cast<int64_t>(trace.dropped_events));
   row("dropped_payloads", static_cast<int64_t>(trace.dropped_payloads));

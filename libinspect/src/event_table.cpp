@@ -228,7 +228,7 @@ void event_row_refs(const Trace& trace, const TraceEvent& e, const EventColumns&
     CellRef cell;
     if (e.delegate || is_instruction_event(e)) {
       auto it = logged.find(Place{e.block, e.instruction, e.delegate ? e.delegate_id : ""});
-      if (it != logged.end()) cell = {CellRef::Kind::List, 0, 0, it->second.text};
+      if (it != logged.end()) cell = CellRef::list(it->second);
     }
     *r++ = cell;
   }
@@ -261,6 +261,14 @@ Table event_table(const Trace& trace, const std::vector<size_t>& selected, TimeU
 Error write_event_table(TraceReader& reader, const EventSelection& selection, TimeUnit unit,
                         Format format, const RenderOptions& options, const MetadataLayout* layout,
                         const std::function<void(std::string_view)>& write) {
+  ReportStream report(format, options, write);
+  ETKIT_TRY(write_event_table(reader, selection, unit, layout, report));
+  report.finish();
+  return Error();
+}
+
+Error write_event_table(TraceReader& reader, const EventSelection& selection, TimeUnit unit,
+                        const MetadataLayout* layout, ReportStream& report) {
   ETKIT_ASSIGN_OR_RETURN(EventSelector selector, EventSelector::make(selection));
   Trace trace = reader.skeleton();
   const EventColumns cols =
@@ -280,7 +288,7 @@ Error write_event_table(TraceReader& reader, const EventSelection& selection, Ti
       }
     });
   };
-  return render_streamed_refs(cols.head, rows, format, options, write);
+  return report.table(cols.head, rows);
 }
 
 }  // namespace etkit::inspect

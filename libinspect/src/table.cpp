@@ -6,10 +6,11 @@
 #include <cstddef>
 #include <cstdio>
 #include <cstring>
-#include <nlohmann/json.hpp>
 #include <vector>
 
 #include "etkit/inspect/time_unit.h"
+#include "json_table_writer.h"
+#include "text_sink.h"
 
 namespace etkit::inspect {
 
@@ -27,11 +28,28 @@ CellRef CellRef::of(const Cell& cell) {
   if (const auto* i = std::get_if<int64_t>(&cell)) return integer(*i);
   if (const auto* d = std::get_if<double>(&cell)) return number(*d);
   if (const auto* s = std::get_if<std::string>(&cell)) return string(*s);
-  if (const auto* l = std::get_if<IntList>(&cell)) return {Kind::List, 0, 0, l->text};
+  if (const auto* l = std::get_if<IntList>(&cell)) return list(*l);
   return {};
 }
 
 namespace {
+
+// Copies `n` bytes from `from` to `to`. Cells are short, and a call to memcpy for a few bytes
+// was a tenth of the writers' time: up to 16 bytes are two overlapping fixed-size copies, which
+// compile to a few moves, and read and write only the `n` bytes.
+inline void copy_text(char* to, const char* from, size_t n) {
+  if (n >= 8 && n <= 16) {
+    std::memcpy(to, from, 8);
+    std::memcpy(to + n - 8, from + n - 8, 8);
+  } else if (n >= 4 && n < 8) {
+    std::memcpy(to, from, 4);
+    std::memcpy(to + n - 4, from + n - 4, 4);
+  } else if (n < 4) {
+    for (size_t k = 0; k < n; ++k) to[k] = from[k];
+  } else {
+    std::memcpy(to, from, n);
+  }
+}
 
 // printf("%.*f", decimals, x) for a finite `x`, written at `p` (32 bytes suffice); returns the
 // end, or nullptr when out of its range (more than 9 decimals, or |x| * 10^decimals >= 2^64).
@@ -72,7 +90,7 @@ char* fixed_chars(char* p, double x, int decimals) {
   const auto d = static_cast<size_t>(decimals);
   if ((bits >> 63) != 0) *p++ = '-';
   if (d == 0) {
-    std::memcpy(p, digits, n);
+    copy_text(p, digits, n);
     return p + n;
   }
   if (n <= d) {
@@ -80,13 +98,13 @@ char* fixed_chars(char* p, double x, int decimals) {
     *p++ = '.';
     std::memset(p, '0', d - n);
     p += d - n;
-    std::memcpy(p, digits, n);
+    copy_text(p, digits, n);
     return p + n;
   }
-  std::memcpy(p, digits, n - d);
+  copy_text(p, digits, n - d);
   p += n - d;
   *p++ = '.';
-  std::memcpy(p, digits + n - d, d);
+  copy_text(p, digits + n - d, d);
   return p + d;
 }
 
@@ -111,8 +129,10 @@ std::string_view ref_text(const CellRef& cell, const Column& column, char* buf, 
   if (std::isinf(d)) return d > 0 ? "inf" : "-inf";
   std::string_view text;
   if (column.decimals == kSignificantDigits) {
-    std::snprintf(buf, 128, "%.6g", d);
-    text = buf;
+    // printf's "%.6g" (to_chars with a precision is specified as printf in the C locale),
+    // without printf's multi-precision arithmetic: several times faster, in every statistic.
+    const auto [end, ec] = std::to_chars(buf, buf + 128, d, std::chars_format::general, 6);
+    text = std::string_view(buf, static_cast<size_t>(end - buf));
   } else if (char* end = fixed_chars(buf, d, column.decimals); end != nullptr) {
     text = std::string_view(buf, static_cast<size_t>(end - buf));
   } else {
@@ -148,144 +168,44 @@ std::string cell_text(const Cell& cell, const Column& column) {
   return s;
 }
 
-// `t` with each time column converted to the unit its values read best in, the unit named in
-// the column's header; the title names no unit.
-Table with_readable_units(const Table& t) {
-  Result<TimeUnit> from = parse_time_unit(t.unit);
-  if (!from.ok()) return t;
-  Table out = t;
-  out.unit.clear();
-  const double from_ns_per = ns_per(*from);
-  for (size_t c = 0; c < out.columns.size(); ++c) {
-    Column& column = out.columns[c];
-    if (!column.time) continue;
-    // The unit reads best for the column's typical time: the (lower) median of its non-zero
-    // times, so one long event does not push every short one to "0.000030".
-    std::vector<double> times;
-    for (const auto& row : out.rows) {
-      if (c >= row.size()) continue;
-      if (const auto* d = std::get_if<double>(&row[c]);
-          d != nullptr && std::isfinite(*d) && *d != 0) {
-        times.push_back(std::fabs(*d) * from_ns_per);
-      }
-    }
-    double typical = 0;
-    if (!times.empty()) {
-      const auto middle = times.begin() + static_cast<std::ptrdiff_t>((times.size() - 1) / 2);
-      std::nth_element(times.begin(), middle, times.end());
-      typical = *middle;
-    }
-    const TimeUnit to = readable_time_unit(typical);
-    const double factor = from_ns_per / ns_per(to);
-    for (auto& row : out.rows) {
-      if (c >= row.size()) continue;
-      if (auto* d = std::get_if<double>(&row[c])) *d *= factor;
-    }
-    column.decimals = time_decimals(to);
-    column.name += std::string("[") + time_unit_name(to) + "]";
+// A CSV field (RFC 4180: quoted when it holds a comma, quote or newline, quotes doubled) or a
+// TSV field (tabs and newlines as spaces) of `s`, straight into `sink`, after a separator when
+// `lead`; `scan` false for text known to need neither quoting nor replacing (numbers).
+void put_field(detail::TextSink& sink, std::string_view s, char sep, bool lead, bool scan) {
+  char* p = sink.reserve(2 * s.size() + 3);
+  if (lead) *p++ = sep;
+  const size_t size = s.size();
+  if (size == 0) {  // an empty view may have no data pointer at all
+    sink.commit(p);
+    return;
   }
-  return out;
-}
-
-bool right_aligned(const Cell& cell) {
-  return std::holds_alternative<int64_t>(cell) || std::holds_alternative<double>(cell);
-}
-
-void render_text(const Table& t, std::string& out) {
-  out += "# " + t.title;
-  if (!t.unit.empty()) out += " (times in " + t.unit + ")";
-  out += '\n';
-  const size_t n = t.columns.size();
-  std::vector<std::vector<std::string>> texts;
-  std::vector<size_t> width(n);
-  std::vector<bool> right(n, false);
-  for (size_t c = 0; c < n; ++c) width[c] = t.columns[c].name.size();
-  for (const auto& row : t.rows) {
-    std::vector<std::string> line(n);
-    for (size_t c = 0; c < n && c < row.size(); ++c) {
-      line[c] = cell_text(row[c], t.columns[c]);
-      width[c] = std::max(width[c], line[c].size());
-      if (right_aligned(row[c])) right[c] = true;
-    }
-    texts.push_back(std::move(line));
-  }
-  auto emit = [&](const std::vector<std::string>& line) {
-    std::string s;
-    for (size_t c = 0; c < n; ++c) {
-      const size_t pad = width[c] - line[c].size();
-      if (c > 0) s += "  ";
-      if (right[c]) s.append(pad, ' ');
-      s += line[c];
-      if (!right[c] && c + 1 < n) s.append(pad, ' ');
-    }
-    while (!s.empty() && s.back() == ' ') s.pop_back();
-    out += s;
-    out += '\n';
-  };
-  std::vector<std::string> header(n);
-  for (size_t c = 0; c < n; ++c) header[c] = t.columns[c].name;
-  emit(header);
-  for (const auto& line : texts) emit(line);
-}
-
-// Appends `s` as a CSV (quoted when it holds a comma, quote or newline) or TSV field (tabs and
-// newlines as spaces).
-void append_field(std::string_view s, char sep, std::string& out) {
-  if (sep == '\t') {
-    const size_t at = out.size();
-    out += s;
-    for (size_t k = at; k < out.size(); ++k) {
-      if (out[k] == '\t' || out[k] == '\n') out[k] = ' ';
-    }
+  const char* in = s.data();
+  if (scan && sep == '\t') {
+    for (size_t k = 0; k < size; ++k) p[k] = in[k] == '\t' || in[k] == '\n' ? ' ' : in[k];
+    sink.commit(p + size);
     return;
   }
   bool quote = false;
-  for (char ch : s) quote = quote || ch == ',' || ch == '"' || ch == '\n';
+  if (scan) {
+    // Without short-circuits, so the loop has no branch per character.
+    for (size_t k = 0; k < size; ++k) quote |= (in[k] == ',') | (in[k] == '"') | (in[k] == '\n');
+  }
   if (!quote) {
-    out += s;
+    copy_text(p, in, size);
+    sink.commit(p + size);
     return;
   }
-  out += '"';
-  for (char ch : s) {
-    if (ch == '"') out += '"';
-    out += ch;
+  *p++ = '"';
+  for (size_t k = 0; k < size; ++k) {
+    if (in[k] == '"') *p++ = '"';
+    *p++ = in[k];
   }
-  out += '"';
+  *p++ = '"';
+  sink.commit(p);
 }
 
-std::string csv_field(const std::string& s, char sep) {
-  std::string r;
-  append_field(s, sep, r);
-  return r;
-}
-
-void render_separated(const Table& t, char sep, std::string& out) {
-  for (size_t c = 0; c < t.columns.size(); ++c) {
-    if (c > 0) out += sep;
-    out += csv_field(t.columns[c].name, sep);
-  }
-  out += '\n';
-  for (const auto& row : t.rows) {
-    for (size_t c = 0; c < t.columns.size(); ++c) {
-      if (c > 0) out += sep;
-      if (c < row.size()) out += csv_field(cell_text(row[c], t.columns[c]), sep);
-    }
-    out += '\n';
-  }
-}
-
-nlohmann::ordered_json json_cell(const Cell& cell) {
-  if (const auto* i = std::get_if<int64_t>(&cell)) return *i;
-  if (const auto* d = std::get_if<double>(&cell)) {
-    if (!std::isfinite(*d)) return nullptr;
-    return *d;
-  }
-  if (const auto* s = std::get_if<std::string>(&cell)) return *s;
-  if (const auto* l = std::get_if<IntList>(&cell)) return l->items;
-  return nullptr;
-}
-
-// A line of aligned text, as render_text emits it.
+// A line of aligned text: cells padded to their column's width, two spaces apart, text left and
+// numbers right, without trailing spaces.
 void emit_line(const std::vector<std::string>& line, const std::vector<size_t>& width,
                const std::vector<bool>& right, std::string& out) {
   const size_t n = line.size();
@@ -324,36 +244,52 @@ Error render_streamed_refs(const Table& head, const std::function<void(const Row
                            Format format, const RenderOptions& options,
                            const std::function<void(std::string_view)>& write) {
   if (format == Format::Json) {
-    return Error(ErrorCode::InvalidArgument, "JSON tables are not streamed");
+    detail::TextSink out(write);
+    detail::json_report_open(out);
+    detail::json_report_table(out, true, head, rows);
+    detail::json_report_close(out, true, options.warnings);
+    out.flush();
+    return Error();
   }
   char buf[128];
   std::string big;
   const size_t n = head.columns.size();
   if (format != Format::Table) {
-    std::string out;
-    out.reserve(kChunk + 4096);
+    detail::TextSink sink(write);
     const char sep = format == Format::Csv ? ',' : '\t';
-    for (size_t c = 0; c < n; ++c) {
-      if (c > 0) out += sep;
-      out += csv_field(head.columns[c].name, sep);
-    }
-    out += '\n';
+    for (size_t c = 0; c < n; ++c) put_field(sink, head.columns[c].name, sep, c > 0, true);
+    auto newline = [&] {
+      char* p = sink.reserve(1);
+      *p = '\n';
+      sink.commit(p + 1);
+    };
+    newline();
     rows([&](std::span<const CellRef> row) {
       for (size_t c = 0; c < n; ++c) {
-        if (c > 0) out += sep;
-        if (c < row.size()) append_field(ref_text(row[c], head.columns[c], buf, big), sep, out);
+        if (c >= row.size()) {
+          if (c > 0) put_field(sink, {}, sep, true, false);
+          continue;
+        }
+        const CellRef& cell = row[c];
+        if (cell.kind == CellRef::Kind::Text || cell.kind == CellRef::Kind::List) {
+          put_field(sink, cell.text, sep, c > 0, true);
+          continue;
+        }
+        // A number is formatted in place (128 bytes is ref_text's room); it holds no
+        // separator, quote or newline.
+        char* p = sink.reserve(129);
+        if (c > 0) *p++ = sep;
+        const std::string_view t = ref_text(cell, head.columns[c], p, big);
+        if (!t.empty() && t.data() != p) std::memmove(p, t.data(), t.size());
+        sink.commit(p + t.size());
       }
-      out += '\n';
-      if (out.size() >= kChunk) {
-        write(out);
-        out.clear();
-      }
+      newline();
     });
-    if (!out.empty()) write(out);
+    sink.flush();
     return Error();
   }
 
-  // Aligned text. Automatic units as with_readable_units() picks them: the unit of a time
+  // Aligned text. Automatic units (table.h): the unit of a time
   // column is that of its lower median non-zero value; readable_time_unit() is a step function
   // of the value, so counting the values per unit finds the median's unit without keeping them.
   // The widest text of a time column is that of its largest or smallest value (formatting is
@@ -453,7 +389,16 @@ Error render_streamed_refs(const Table& head, const std::function<void(const Row
   // widths bound every cell (a cell wider than its column cannot occur, the first pass saw it).
   size_t longest = 1;
   for (size_t c = 0; c < n; ++c) longest += width[c] + 2;
-  std::vector<char> chunk(std::max(out.size(), kChunk) + longest);
+  // 16 bytes more: padding of up to 16 spaces is written 16 at a time.
+  std::vector<char> chunk(std::max(out.size(), kChunk) + longest + 16);
+  auto pad_spaces = [](char* at, size_t count) {
+    if (count <= 16) {
+      std::memcpy(at, "                ", 16);
+    } else {
+      std::memset(at, ' ', count);
+    }
+    return at + count;
+  };
   std::memcpy(chunk.data(), out.data(), out.size());
   size_t used = out.size();
   rows([&](std::span<const CellRef> row) {
@@ -489,18 +434,10 @@ Error render_streamed_refs(const Table& head, const std::function<void(const Row
         *p++ = ' ';
         *p++ = ' ';
       }
-      if (right[c]) {
-        std::memset(p, ' ', pad);
-        p += pad;
-      }
-      if (!text.empty()) {  // an empty cell's view may have no data pointer at all
-        std::memcpy(p, text.data(), text.size());
-        p += text.size();
-      }
-      if (!right[c] && c + 1 < n) {
-        std::memset(p, ' ', pad);
-        p += pad;
-      }
+      if (right[c]) p = pad_spaces(p, pad);
+      copy_text(p, text.data(), text.size());  // copies nothing for an empty view
+      p += text.size();
+      if (!right[c] && c + 1 < n) p = pad_spaces(p, pad);
     }
     while (p > begin && p[-1] == ' ') --p;
     *p++ = '\n';
@@ -514,43 +451,41 @@ Error render_streamed_refs(const Table& head, const std::function<void(const Row
   return Error();
 }
 
+void render(const std::vector<Table>& tables, Format format, const RenderOptions& options,
+            const std::function<void(std::string_view)>& write) {
+  // Every format goes through the streamed writers, row by row from the tables: one printer
+  // per format, and no copy of a table, of its cells' texts or of a JSON document.
+  std::vector<CellRef> refs;
+  auto rows_of = [&](const Table& t) {
+    return [&refs, &t](const RowRefVisitor& visit) {
+      for (const std::vector<Cell>& row : t.rows) {
+        refs.resize(row.size());
+        for (size_t c = 0; c < row.size(); ++c) refs[c] = CellRef::of(row[c]);
+        visit(refs);
+      }
+    };
+  };
+  if (format == Format::Json) {
+    detail::TextSink out(write);
+    detail::json_report_open(out);
+    for (size_t i = 0; i < tables.size(); ++i) {
+      detail::json_report_table(out, i == 0, tables[i], rows_of(tables[i]));
+    }
+    detail::json_report_close(out, !tables.empty(), options.warnings);
+    out.flush();
+    return;
+  }
+  for (size_t i = 0; i < tables.size(); ++i) {
+    if (i > 0) write("\n");
+    // Not JSON: it cannot fail.
+    (void)render_streamed_refs(tables[i], rows_of(tables[i]), format, options, write);
+  }
+}
+
 std::string render(const std::vector<Table>& tables, Format format,
                    const RenderOptions& options) {
   std::string out;
-  if (format == Format::Json) {
-    nlohmann::ordered_json doc;
-    doc["tables"] = nlohmann::ordered_json::array();
-    for (const Table& t : tables) {
-      nlohmann::ordered_json jt;
-      jt["name"] = t.name;
-      jt["title"] = t.title;
-      jt["unit"] = t.unit.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(t.unit);
-      jt["rows"] = nlohmann::ordered_json::array();
-      for (const auto& row : t.rows) {
-        nlohmann::ordered_json jr = nlohmann::ordered_json::object();
-        for (size_t c = 0; c < t.columns.size(); ++c) {
-          jr[t.columns[c].name] = c < row.size() ? json_cell(row[c]) : nullptr;
-        }
-        jt["rows"].push_back(std::move(jr));
-      }
-      doc["tables"].push_back(std::move(jt));
-    }
-    if (!options.warnings.empty()) doc["warnings"] = options.warnings;
-    out = doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
-    out += '\n';
-    return out;
-  }
-  for (size_t i = 0; i < tables.size(); ++i) {
-    if (i > 0) out += '\n';
-    switch (format) {
-      case Format::Table:
-        render_text(options.auto_time_units ? with_readable_units(tables[i]) : tables[i], out);
-        break;
-      case Format::Csv: render_separated(tables[i], ',', out); break;
-      case Format::Tsv: render_separated(tables[i], '\t', out); break;
-      case Format::Json: break;
-    }
-  }
+  render(tables, format, options, [&](std::string_view s) { out += s; });
   return out;
 }
 

@@ -66,9 +66,30 @@ struct TraceReader::Impl {
   BlockJoiner joiner;
   FlatbufferStrings strings;
   bool has_values = false;
+  bool has_tensor_values = false;
 
   Error open(std::span<const uint8_t> data);
 };
+
+namespace {
+
+// Adds the tensors of logged value `v` (checked) that have a payload (offset >= 0) to
+// `payloads`, and notes whether it is a tensor or a list of them.
+void count_payloads(const fb::Value* v, uint64_t& payloads, bool& tensors) {
+  if (v == nullptr) return;
+  if (v->val() == fb::ValueType::Tensor) {
+    tensors = true;
+    payloads += v->tensor() != nullptr && v->tensor()->offset() >= 0;
+  } else if (v->val() == fb::ValueType::TensorList) {
+    tensors = true;
+    const auto* list = v->tensor_list() == nullptr ? nullptr : v->tensor_list()->tensors();
+    for (flatbuffers::uoffset_t k = 0; list != nullptr && k < list->size(); ++k) {
+      payloads += list->Get(k)->offset() >= 0;
+    }
+  }
+}
+
+}  // namespace
 
 // Verifies, then checks every event as `read_etdump` and `build_trace` do, in their order:
 // event errors (file order), then the tick rate, then the first span that ends before it starts.
@@ -101,7 +122,12 @@ Error TraceReader::Impl::open(std::span<const uint8_t> data) {
       if (Error err = converter.check(e, r, i); !err.ok()) return located(err);
       const fb::ProfileEvent* p = e->profile_event();
       if (p == nullptr) {
-        has_values = has_values || e->debug_event() != nullptr;
+        if (e->allocation_event() != nullptr) ++summary.allocation_events;
+        if (const fb::DebugEvent* d = e->debug_event(); d != nullptr) {
+          has_values = true;
+          ++summary.debug_events;
+          count_payloads(d->debug_entry(), summary.payloads, has_tensor_values);
+        }
         continue;
       }
       ++summary.profile_events;
@@ -161,9 +187,13 @@ Trace TraceReader::skeleton() const { return impl_->skeleton; }
 
 bool TraceReader::has_values() const { return impl_->has_values; }
 
+bool TraceReader::has_tensor_values() const { return impl_->has_tensor_values; }
+
 TraceReader::BlockSummary TraceReader::block_summary(size_t b) const {
   return impl_->summaries[b];
 }
+
+bool TraceReader::size_prefixed() const { return impl_->dump.size_prefixed; }
 
 void TraceReader::join_block(size_t b, Trace& trace) {
   Impl& m = *impl_;

@@ -114,11 +114,13 @@ Table values_table(const Trace& trace, const DebugBuffer& buffer,
   return values_table(trace, buffer, blocks, nullptr);
 }
 
-Table values_table(const Trace& trace, const DebugBuffer& buffer, const std::vector<bool>& blocks,
-                   const DebugMap* map) {
+namespace {
+
+// The head of the values table (no rows), as `values_table` describes it.
+Table values_head(const std::string& path, const DebugMap* map) {
   Table t;
   t.name = "values";
-  t.title = "values of " + trace.path;
+  t.title = "values of " + path;
   t.columns = {{"block", 0},  {"method", 0}, {"kind", 0},     {"iteration", 0}, {"value", 0},
                {"list_index", 0}, {"instruction", 0}, {"op", 0}, {"delegate", 0},
                {"name", 0},   {"output", 0}, {"dtype", 0},    {"shape", 0},     {"numel", 0},
@@ -128,68 +130,125 @@ Table values_table(const Trace& trace, const DebugBuffer& buffer, const std::vec
   if (map != nullptr) {
     t.columns.insert(t.columns.begin() + 9, {{"handles", 0}, {"ops", 0}});
   }
+  return t;
+}
+
+// The row of value `v` of `trace` into `row` (cleared first).
+void value_row(const Trace& trace, const TraceValue& v, const DebugBuffer& buffer,
+               const DebugMap* map, std::vector<Cell>& row) {
+  const TraceBlock& b = trace.blocks[v.block];
+  row.clear();
+  row.emplace_back(static_cast<int64_t>(v.block));
+  row.emplace_back(b.method);
+  row.emplace_back(std::string(block_kind(b)));
+  if (b.load) {
+    row.emplace_back(std::monostate{});
+  } else {
+    row.emplace_back(static_cast<int64_t>(b.iteration));
+  }
+  row.emplace_back(static_cast<int64_t>(v.index));
+  row.emplace_back(static_cast<int64_t>(v.list_index));
+  if (v.instruction >= 0) {
+    row.emplace_back(static_cast<int64_t>(v.instruction));
+  } else {
+    row.emplace_back(std::monostate{});
+  }
+  row.emplace_back(v.op);
+  row.emplace_back(v.delegate_id);
+  if (map != nullptr) {
+    const std::span<const uint32_t> handles = value_debug_handles(trace, v, *map);
+    row.push_back(handles_cell(handles));
+    row.emplace_back(node_names_text(*map, b.method, handles));
+  }
+  row.emplace_back(v.name);
+  row.emplace_back(int64_t{v.is_output ? 1 : 0});
+  const bool tensor =
+      v.kind == LoggedValue::Kind::Tensor || v.kind == LoggedValue::Kind::TensorList;
+  Result<std::vector<double>> elements = std::vector<double>{v.scalar};
+  if (tensor) {
+    row.emplace_back(std::string(scalar_type_name(v.tensor.dtype)));
+    row.push_back(shape_cell(v.tensor.sizes));
+    row.emplace_back(static_cast<int64_t>(v.tensor.numel()));
+    elements = value_elements(v, buffer);
+  } else {
+    row.emplace_back(std::string(kind_name(v.kind)));
+    row.emplace_back(std::monostate{});
+    row.emplace_back(int64_t{1});
+  }
+  if (!elements.ok()) {
+    for (int i = 0; i < 6; ++i) row.emplace_back(std::monostate{});
+    row.emplace_back(std::string(elements.error().message()));
+    return;
+  }
+  // The one tensor statistics (a scalar is one element): empty cells (null in JSON) when no
+  // element is finite, so an all-NaN value shows no made-up 0.
+  const TensorStats s = tensor_stats(*elements);
+  for (const std::optional<double>& x : {s.min, s.max, s.mean, s.std}) {
+    if (x) {
+      row.emplace_back(*x);
+    } else {
+      row.emplace_back(std::monostate{});
+    }
+  }
+  row.emplace_back(static_cast<int64_t>(s.nan));
+  row.emplace_back(static_cast<int64_t>(s.inf));
+  row.emplace_back(std::string());
+}
+
+// Joins each block of `reader` that `blocks` selects (all when empty) into `trace` (made by
+// `reader.skeleton()`) in place of the one before, and calls `use()` with it joined.
+template <typename Use>
+void for_each_block(TraceReader& reader, const std::vector<bool>& blocks, Trace& trace,
+                    Use&& use) {
+  for (size_t b = 0; b < trace.blocks.size(); ++b) {
+    if (!blocks.empty() && !blocks[b]) continue;
+    trace.events.clear();
+    trace.values.clear();
+    reader.join_block(b, trace);
+    use();
+  }
+}
+
+}  // namespace
+
+Table values_table(const Trace& trace, const DebugBuffer& buffer, const std::vector<bool>& blocks,
+                   const DebugMap* map) {
+  Table t = values_head(trace.path, map);
   for (const TraceValue& v : trace.values) {
     if (!blocks.empty() && !blocks[v.block]) continue;
-    const TraceBlock& b = trace.blocks[v.block];
     std::vector<Cell> row;
-    row.emplace_back(static_cast<int64_t>(v.block));
-    row.emplace_back(b.method);
-    row.emplace_back(std::string(block_kind(b)));
-    if (b.load) {
-      row.emplace_back(std::monostate{});
-    } else {
-      row.emplace_back(static_cast<int64_t>(b.iteration));
-    }
-    row.emplace_back(static_cast<int64_t>(v.index));
-    row.emplace_back(static_cast<int64_t>(v.list_index));
-    if (v.instruction >= 0) {
-      row.emplace_back(static_cast<int64_t>(v.instruction));
-    } else {
-      row.emplace_back(std::monostate{});
-    }
-    row.emplace_back(v.op);
-    row.emplace_back(v.delegate_id);
-    if (map != nullptr) {
-      const std::span<const uint32_t> handles = value_debug_handles(trace, v, *map);
-      row.push_back(handles_cell(handles));
-      row.emplace_back(node_names_text(*map, b.method, handles));
-    }
-    row.emplace_back(v.name);
-    row.emplace_back(int64_t{v.is_output ? 1 : 0});
-    const bool tensor =
-        v.kind == LoggedValue::Kind::Tensor || v.kind == LoggedValue::Kind::TensorList;
-    Result<std::vector<double>> elements = std::vector<double>{v.scalar};
-    if (tensor) {
-      row.emplace_back(std::string(scalar_type_name(v.tensor.dtype)));
-      row.push_back(shape_cell(v.tensor.sizes));
-      row.emplace_back(static_cast<int64_t>(v.tensor.numel()));
-      elements = value_elements(v, buffer);
-    } else {
-      row.emplace_back(std::string(kind_name(v.kind)));
-      row.emplace_back(std::monostate{});
-      row.emplace_back(int64_t{1});
-    }
-    if (!elements.ok()) {
-      for (int i = 0; i < 6; ++i) row.emplace_back(std::monostate{});
-      row.emplace_back(std::string(elements.error().message()));
-    } else {
-      // The one tensor statistics (a scalar is one element): empty cells (null in JSON) when
-      // no element is finite, so an all-NaN value shows no made-up 0.
-      const TensorStats s = tensor_stats(*elements);
-      for (const std::optional<double>& x : {s.min, s.max, s.mean, s.std}) {
-        if (x) {
-          row.emplace_back(*x);
-        } else {
-          row.emplace_back(std::monostate{});
-        }
-      }
-      row.emplace_back(static_cast<int64_t>(s.nan));
-      row.emplace_back(static_cast<int64_t>(s.inf));
-      row.emplace_back(std::string());
-    }
+    value_row(trace, v, buffer, map, row);
     t.rows.push_back(std::move(row));
   }
   return t;
+}
+
+Error write_values_table(TraceReader& reader, const DebugBuffer& buffer,
+                         const std::vector<bool>& blocks, Format format,
+                         const RenderOptions& options,
+                         const std::function<void(std::string_view)>& write) {
+  Trace trace = reader.skeleton();
+  const Table head = values_head(trace.path, nullptr);
+  std::vector<Cell> row;
+  auto rows = [&](const RowVisitor& visit) {
+    for_each_block(reader, blocks, trace, [&] {
+      for (const TraceValue& v : trace.values) {
+        value_row(trace, v, buffer, nullptr, row);
+        visit(row);
+      }
+    });
+  };
+  return render_streamed(head, rows, format, options, write);
+}
+
+std::vector<Error> save_value_tensors(TraceReader& reader, const DebugBuffer& buffer,
+                                      const std::vector<bool>& blocks, const std::string& dir) {
+  Trace trace = reader.skeleton();
+  std::vector<Error> failed;
+  for_each_block(reader, blocks, trace, [&] {
+    for (Error& e : save_value_tensors(trace, buffer, {}, dir)) failed.push_back(std::move(e));
+  });
+  return failed;
 }
 
 }  // namespace etkit::inspect

@@ -240,8 +240,8 @@ void print_tables(const std::vector<inspect::Table>& tables, inspect::Format for
   inspect::RenderOptions render_options;
   render_options.auto_time_units = auto_time_units;
   render_options.warnings = warnings;
-  const std::string text = inspect::render(tables, format, render_options);
-  std::fwrite(text.data(), 1, text.size(), stdout);
+  inspect::render(tables, format, render_options,
+                  [](std::string_view text) { std::fwrite(text.data(), 1, text.size(), stdout); });
 }
 
 void print_tables(const std::vector<inspect::Table>& tables, inspect::Format format,

@@ -14,6 +14,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "etkit/inspect/debug_map.h"
@@ -109,6 +110,16 @@ bool select(const inspect::Trace& trace, const DumpOptions& options, bool execut
 std::vector<std::string> dump_warnings(std::span<const inspect::Trace> traces);
 /// The same for one trace.
 std::vector<std::string> dump_warnings(const inspect::Trace& trace);
+
+/// `tables` moved into a vector, for `print_tables`: a braced list would copy each table (an
+/// initializer list's elements are const), and a table of many rows is most of the memory.
+template <typename... Tables>
+std::vector<inspect::Table> table_list(Tables&&... tables) {
+  std::vector<inspect::Table> list;
+  list.reserve(sizeof...(Tables));
+  (list.push_back(std::forward<Tables>(tables)), ...);
+  return list;
+}
 
 /// Prints `tables` to stdout in `format`, and `warnings` one line each on stderr (and, in
 /// JSON, in the document's `warnings` array); with `auto_time_units`, text tables show each

@@ -32,7 +32,7 @@ Subcommand add_memory(CLI::App& app) {
               warnings.push_back(path + ": no allocation events (the writer registered no "
                                         "allocators)");
             }
-            print_tables({inspect::allocation_table(*stats, "allocations of " + path)},
+            print_tables(table_list(inspect::allocation_table(*stats, "allocations of " + path)),
                          *inspect::parse_format(options->format), warnings);
             return kExitOk;
           }};

@@ -33,7 +33,8 @@ Subcommand add_query(CLI::App& app) {
               }
               return report(kEtdumpInspect, table.error());
             }
-            print_tables({std::move(table).get()}, *inspect::parse_format(options->format));
+            print_tables(table_list(std::move(table).get()),
+                         *inspect::parse_format(options->format));
             return kExitOk;
           }};
 }

@@ -4,9 +4,12 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "etdump_inspect.h"
 #include "etkit/inspect/event_table.h"
+#include "etkit/inspect/report_stream.h"
 #include "etkit/tools/diagnostics.h"
 
 namespace etkit::tools {
@@ -16,10 +19,11 @@ constexpr const char* kShowColumns[] = {"block",    "method", "kind",  "iteratio
                                         "op",       "instruction", "delegate", "handles",
                                         "ops",      "shapes", "values", "depth", "start",
                                         "duration", "self"};
-// Without --program, --debug-map and JSON, rows go straight from each block's join to stdout:
-// the joined trace is never held (DESIGN.md section 5). Dumps are all opened (and so checked)
-// and the selection flags checked against each before anything is printed, as the joined path
-// does, so errors and output are the same.
+// Without --program and --debug-map, rows go straight from each block's join to stdout, in
+// every format: the joined trace is never held (DESIGN.md section 5). Dumps are all opened (and
+// so checked) and the selection flags checked against each before anything is printed, as the
+// joined path does, so errors, warnings and output are the same. The dumps' tables are one
+// report (one JSON document, its warnings at the end).
 int show_streamed(const DumpOptions& options, const inspect::MetadataLayout* layout) {
   int code = kExitOk;
   std::vector<uint8_t> stdin_bytes;
@@ -50,14 +54,16 @@ int show_streamed(const DumpOptions& options, const inspect::MetadataLayout* lay
   for (const std::string& w : warnings) print_warning(kEtdumpInspect, w);
   inspect::RenderOptions render_options;
   render_options.auto_time_units = options.time_unit.empty();
-  const inspect::Format format = *inspect::parse_format(options.format);
+  render_options.warnings = std::move(warnings);
   auto write = [](std::string_view text) { std::fwrite(text.data(), 1, text.size(), stdout); };
-  for (size_t i = 0; i < readers.size(); ++i) {
-    if (i > 0) write("\n");
-    const Error e = inspect::write_event_table(readers[i], selection, time_unit(options), format,
-                                               render_options, layout, write);
+  inspect::ReportStream out(*inspect::parse_format(options.format), std::move(render_options),
+                            write);
+  for (inspect::TraceReader& reader : readers) {
+    const Error e =
+        inspect::write_event_table(reader, selection, time_unit(options), layout, out);
     if (!e.ok()) return report(kEtdumpInspect, e);
   }
+  out.finish();
   return kExitOk;
 }
 
@@ -98,8 +104,7 @@ Subcommand add_show(CLI::App& app) {
               }
               layout.emplace(std::move(parsed).get());
             }
-            if (options->program.empty() && options->debug_map.empty() &&
-                options->format != "json") {
+            if (options->program.empty() && options->debug_map.empty()) {
               return show_streamed(*options, layout ? &*layout : nullptr);
             }
             std::vector<inspect::Trace> traces;

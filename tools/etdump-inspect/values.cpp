@@ -1,6 +1,7 @@
 // `etdump-inspect values DUMP [--debug-buffer BIN] [--save DIR]`: the logged values with their
 // statistics; `compare A B`: the numeric gap between two runs' values.
 
+#include <cstdio>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -44,16 +45,17 @@ bool has_tensors(const inspect::Trace& trace) {
   return false;
 }
 
-// Opens `given`, or the default beside `dump` when it exists, or an empty buffer (with a
-// warning when the dump has tensors). Returns false with a diagnostic printed on error.
-bool open_buffer(const std::string& given, const inspect::Trace& trace,
+// Opens `given`, or the default beside the dump at `dump_path` when it exists, or an empty
+// buffer (with a warning when the dump has tensors). Returns false with a diagnostic printed on
+// error.
+bool open_buffer(const std::string& given, const std::string& dump_path, bool tensors,
                  inspect::DebugBuffer& buffer) {
   std::string path = given;
   if (path.empty()) {
-    path = debug_buffer_path_for(trace.path);  // where trace-run writes it
+    path = debug_buffer_path_for(dump_path);  // where trace-run writes it
     if (!std::filesystem::exists(path)) {
-      if (has_tensors(trace)) {
-        print_warning(kEtdumpInspect, trace.path + ": no debug buffer (" + path +
+      if (tensors) {
+        print_warning(kEtdumpInspect, dump_path + ": no debug buffer (" + path +
                                           " does not exist): tensor statistics are missing");
       }
       buffer = inspect::DebugBuffer();
@@ -67,6 +69,60 @@ bool open_buffer(const std::string& given, const inspect::Trace& trace,
   }
   buffer = std::move(r).get();
   return true;
+}
+
+bool open_buffer(const std::string& given, const inspect::Trace& trace,
+                 inspect::DebugBuffer& buffer) {
+  return open_buffer(given, trace.path, has_tensors(trace), buffer);
+}
+
+// The blocks --method and --block select (all when neither is given).
+std::vector<bool> selected_blocks(const inspect::Trace& trace, const DumpOptions& options) {
+  std::vector<bool> blocks(trace.blocks.size(), false);
+  for (size_t b = 0; b < blocks.size(); ++b) {
+    blocks[b] = (options.block < 0 || static_cast<size_t>(options.block) == b) &&
+                (options.method.empty() || trace.blocks[b].method == options.method);
+  }
+  return blocks;
+}
+
+// Without --program and --debug-map, the table goes straight from each block's join to stdout
+// and tensors are saved block by block: the joined trace is never held (DESIGN.md section 5). The dump is opened (and so checked), the selection checked and the
+// buffer opened before anything is written, as the joined path does, so errors and output are
+// the same.
+int values_streamed(const ValuesOptions& options) {
+  int code = kExitOk;
+  std::vector<uint8_t> stdin_bytes;
+  if (!read_stdin_once(options.dumps, stdin_bytes, code)) return code;
+  Result<inspect::TraceReader> reader = open_dump(options.dumps[0], stdin_bytes);
+  if (!reader.ok()) return report(kEtdumpInspect, reader.error());
+  const inspect::Trace skeleton = reader->skeleton();
+  if (std::string e = selection_error(skeleton, options); !e.empty()) {
+    print_error(kEtdumpInspect, e);
+    return kExitUsage;
+  }
+  const std::vector<bool> blocks = selected_blocks(skeleton, options);
+  inspect::DebugBuffer buffer;
+  if (!open_buffer(options.debug_buffer, skeleton.path, reader->has_tensor_values(), buffer)) {
+    return kExitUsage;
+  }
+  if (!options.save_dir.empty()) {
+    const Error made = ensure_directory(options.save_dir);
+    if (!made.ok()) return report(kEtdumpInspect, made);
+    for (const Error& e :
+         inspect::save_value_tensors(*reader, buffer, blocks, options.save_dir)) {
+      print_warning(kEtdumpInspect, e.message());
+    }
+  }
+  inspect::RenderOptions render_options;
+  render_options.warnings = dump_warnings(skeleton);  // JSON carries them too
+  for (const std::string& w : render_options.warnings) print_warning(kEtdumpInspect, w);
+  auto write = [](std::string_view text) { std::fwrite(text.data(), 1, text.size(), stdout); };
+  const Error e = inspect::write_values_table(*reader, buffer, blocks,
+                                              *inspect::parse_format(options.format),
+                                              render_options, write);
+  if (!e.ok()) return report(kEtdumpInspect, e);
+  return kExitOk;
 }
 
 }  // namespace
@@ -88,6 +144,9 @@ Subcommand add_values(CLI::App& app) {
   add_program_flag(*cmd, *options);
   add_debug_map_flag(*cmd, *options);
   return {cmd, [options]() {
+            if (options->program.empty() && options->debug_map.empty()) {
+              return values_streamed(*options);
+            }
             std::vector<inspect::Trace> traces;
             int code = kExitOk;
             std::optional<inspect::DebugMap> map;
@@ -97,11 +156,7 @@ Subcommand add_values(CLI::App& app) {
             const inspect::Trace& trace = traces[0];
             std::vector<size_t> unused;
             if (!select(trace, *options, false, unused)) return kExitUsage;
-            std::vector<bool> blocks(trace.blocks.size(), false);
-            for (size_t b = 0; b < blocks.size(); ++b) {
-              blocks[b] = (options->block < 0 || static_cast<size_t>(options->block) == b) &&
-                          (options->method.empty() || trace.blocks[b].method == options->method);
-            }
+            const std::vector<bool> blocks = selected_blocks(trace, *options);
             inspect::DebugBuffer buffer;
             if (!open_buffer(options->debug_buffer, trace, buffer)) return kExitUsage;
             if (!options->save_dir.empty()) {
@@ -112,7 +167,7 @@ Subcommand add_values(CLI::App& app) {
                 print_warning(kEtdumpInspect, e.message());
               }
             }
-            print_tables({inspect::values_table(trace, buffer, blocks, m)},
+            print_tables(table_list(inspect::values_table(trace, buffer, blocks, m)),
                          *inspect::parse_format(options->format), dump_warnings(trace));
             return kExitOk;
           }};
@@ -200,7 +255,7 @@ Subcommand add_compare(CLI::App& app) {
                 {&traces[0], &buffer_a, map_a ? &*map_a : nullptr},
                 {&traces[1], &buffer_b, map_b ? &*map_b : nullptr}, tolerance, methods);
             inspect::Table summary = inspect::compare_summary_table(r, options->allow_unmatched);
-            print_tables({std::move(r.table), std::move(summary)},
+            print_tables(table_list(std::move(r.table), std::move(summary)),
                          *inspect::parse_format(options->format), dump_warnings(traces));
             const inspect::Verdict verdict = r.verdict(options->allow_unmatched);
             const std::string why = inspect::compare_incomplete_text(r, traces[0], traces[1], methods);

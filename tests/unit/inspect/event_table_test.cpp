@@ -111,18 +111,44 @@ TEST_CASE("event table: streamed (write_event_table) is the joined table's text 
   test::check_streamed(device.path());
 }
 
-TEST_CASE("event table: streamed with a bad regex is an error; JSON is not streamed") {
+TEST_CASE("event table: streamed with a bad regex is an error, and writes nothing") {
   Result<TraceReader> reader = TraceReader::open(test::fixture_dumps().front());
   REQUIRE(reader.ok());
   EventSelection bad;
   bad.name_regex = "(";
   std::string out;
   auto write = [&](std::string_view s) { out += s; };
-  CHECK(write_event_table(*reader, bad, TimeUnit::Ms, Format::Table, {}, nullptr, write).code() ==
-        ErrorCode::InvalidArgument);
-  CHECK(write_event_table(*reader, {}, TimeUnit::Ms, Format::Json, {}, nullptr, write).code() ==
-        ErrorCode::InvalidArgument);
+  for (Format f : {Format::Table, Format::Json}) {
+    CHECK(write_event_table(*reader, bad, TimeUnit::Ms, f, {}, nullptr, write).code() ==
+          ErrorCode::InvalidArgument);
+  }
   CHECK(out.empty());
+}
+
+TEST_CASE("event table: several dumps streamed into one report are render's text of their tables") {
+  std::vector<std::string> paths = test::fixture_dumps();
+  const test::DeviceDumpFile device;
+  paths.push_back(device.path());
+  std::vector<Table> tables;
+  for (const std::string& path : paths) {
+    Result<Trace> joined = load_trace(path);
+    REQUIRE(joined.ok());
+    tables.push_back(event_table(*joined, *select_events(*joined, {}), TimeUnit::Us));
+  }
+  RenderOptions options;
+  options.auto_time_units = true;
+  options.warnings = {"a.etdump: 3 events were dropped", "b.etdump: \"quoted\""};
+  for (Format f : {Format::Json, Format::Table, Format::Csv}) {
+    std::string out;
+    ReportStream report(f, options, [&](std::string_view s) { out += s; });
+    for (const std::string& path : paths) {
+      Result<TraceReader> reader = TraceReader::open(path);
+      REQUIRE(reader.ok());
+      REQUIRE(write_event_table(*reader, {}, TimeUnit::Us, nullptr, report).ok());
+    }
+    report.finish();
+    CHECK(out == render(tables, f, options));
+  }
 }
 
 }  // namespace

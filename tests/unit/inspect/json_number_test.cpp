@@ -93,6 +93,16 @@ TEST_CASE("json numbers: any double, and the edges of the fast path") {
   CHECK(fast(13.993) == "13.993");
   CHECK(fast(0.007) == "0.007");
   CHECK(fast(1e-5) == "1e-05");
+  CHECK(fast(7e-6) == "7e-06");
+  CHECK(fast(-1.25e-7) == "-1.25e-07");
+  CHECK(fast(1.23456789e-5) == "1.23456789e-05");
+  // Times of a few ns to 100 us in ms and in s: the exponent notation below 1e-4.
+  for (int64_t n = 1; n < 100000; ++n) {
+    same(static_cast<double>(n) / 1e6);
+    same(static_cast<double>(n) / 1e9);
+    same(static_cast<double>(n) * 1e-9);
+  }
+  CHECK(same.differ == 0);
 }
 
 }  // namespace

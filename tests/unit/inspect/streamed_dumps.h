@@ -25,6 +25,7 @@
 #include "etkit/inspect/table.h"
 #include "etkit/inspect/trace_reader.h"
 #include "inspect_test_util.h"
+#include "json_reference.h"
 
 namespace etkit::inspect::test {
 
@@ -103,11 +104,13 @@ inline void check_streamed(const std::string& path) {
     REQUIRE(selected.ok());
     for (TimeUnit unit : {TimeUnit::Ms, TimeUnit::Ns}) {
       const Table table = event_table(*joined, *selected, unit);
-      for (Format f : {Format::Table, Format::Csv, Format::Tsv}) {
+      for (Format f : {Format::Table, Format::Csv, Format::Tsv, Format::Json}) {
         for (const RenderOptions& o : {RenderOptions{}, automatic}) {
           CHECK(streamed_table(*reader, selection, unit, f, o) == render({table}, f, o));
         }
       }
+      // render writes JSON by hand too: it must be nlohmann's document.
+      CHECK(render({table}, Format::Json) == reference_json({table}));
     }
     std::string chrome;
     REQUIRE(write_chrome_trace(*reader, selection, [&](std::string_view s) { chrome += s; }).ok());

@@ -2,12 +2,21 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <limits>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "etkit/host/debug_buffer_path.h"
+#include "etkit/inspect/trace_reader.h"
 #include "logged_values.h"
+#include "json_reference.h"
+#include "streamed_dumps.h"
 
 namespace etkit::inspect {
 namespace {
@@ -62,6 +71,79 @@ TEST_CASE("values: statistics print with significant digits") {
   CHECK(text.find(" 3e-07 ") != std::string::npos);   // max
   CHECK(text.find(" 2e-07 ") != std::string::npos);   // mean
   CHECK(text.find(" 1e-07    0    0") != std::string::npos);  // std, nan, inf
+}
+
+
+// The files of `dir`, by name, with their bytes.
+std::vector<std::pair<std::string, std::string>> files_of(const std::filesystem::path& dir) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    std::ifstream in(entry.path(), std::ios::binary);
+    out.emplace_back(entry.path().filename().string(),
+                     std::string(std::istreambuf_iterator<char>(in), {}));
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// The streamed table (`write_values_table`, one block joined at a time) and the streamed
+// --save must be the joined path's, byte for byte, on every fixture dump that logged values
+// (with its debug buffer), for every block selection and text format.
+TEST_CASE("values: streamed table and saved tensors are the joined path's") {
+  size_t with_values = 0;
+  for (const std::string& path : test::fixture_dumps()) {
+    CAPTURE(path);
+    Result<Trace> joined = load_trace(path);
+    REQUIRE(joined.ok());
+    Result<TraceReader> reader = TraceReader::open(path);
+    REQUIRE(reader.ok());
+    bool tensors = false;
+    for (const TraceValue& v : joined->values) {
+      tensors = tensors || v.kind == LoggedValue::Kind::Tensor ||
+                v.kind == LoggedValue::Kind::TensorList;
+    }
+    CHECK(reader->has_tensor_values() == tensors);
+    if (joined->values.empty()) continue;
+    ++with_values;
+    DebugBuffer buffer;
+    if (std::filesystem::exists(debug_buffer_path_for(path))) {
+      Result<DebugBuffer> opened = DebugBuffer::open(debug_buffer_path_for(path));
+      REQUIRE(opened.ok());
+      buffer = std::move(opened).get();
+    }
+    std::vector<std::vector<bool>> selections = {{}};
+    for (size_t b = 0; b < joined->blocks.size() && b < 3; ++b) {
+      std::vector<bool> one(joined->blocks.size(), false);
+      one[b] = true;
+      selections.push_back(one);
+    }
+    RenderOptions automatic;
+    automatic.auto_time_units = true;
+    for (const std::vector<bool>& blocks : selections) {
+      const Table table = values_table(*joined, buffer, blocks);
+      for (Format f : {Format::Table, Format::Csv, Format::Tsv, Format::Json}) {
+        for (const RenderOptions& o : {RenderOptions{}, automatic}) {
+          std::string streamed;
+          REQUIRE(write_values_table(*reader, buffer, blocks, f, o,
+                                     [&](std::string_view s) { streamed += s; })
+                      .ok());
+          CHECK(streamed == render({table}, f, o));
+        }
+      }
+      CHECK(render({table}, Format::Json) == test::reference_json({table}));
+    }
+    const auto dir = std::filesystem::temp_directory_path() / "etkit_values_streamed";
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir / "joined");
+    std::filesystem::create_directories(dir / "streamed");
+    CHECK(save_value_tensors(*joined, buffer, {}, (dir / "joined").string()).empty());
+    CHECK(save_value_tensors(*reader, buffer, {}, (dir / "streamed").string()).empty());
+    CHECK(files_of(dir / "streamed") == files_of(dir / "joined"));
+    // Something was saved wherever a tensor's payload is in the buffer.
+    if (tensors && buffer.size() > 0) CHECK_FALSE(files_of(dir / "joined").empty());
+    std::filesystem::remove_all(dir);
+  }
+  CHECK(with_values >= 3);
 }
 
 }  // namespace

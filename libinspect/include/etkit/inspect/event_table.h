@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "etkit/inspect/delegate_metadata.h"
+#include "etkit/inspect/report_stream.h"
 #include "etkit/inspect/table.h"
 #include "etkit/inspect/debug_map.h"
 #include "etkit/inspect/event_selection.h"
@@ -55,10 +56,15 @@ Table event_table(const Trace& trace, const std::vector<size_t>& selected, TimeU
 /// reads, rendered as `render` renders it (byte for byte), without holding the joined trace:
 /// blocks are joined one at a time (twice for aligned text: `render_streamed_refs`) and their rows
 /// handed on. `layout` as for `event_table`; no debug map. `write` receives the text in pieces.
-/// Errors: those of `EventSelector::make`; `InvalidArgument` for JSON (not streamed).
+/// Errors: those of `EventSelector::make`, before anything is written.
 Error write_event_table(TraceReader& reader, const EventSelection& selection, TimeUnit unit,
                         Format format, const RenderOptions& options, const MetadataLayout* layout,
                         const std::function<void(std::string_view)>& write);
+
+/// The same as the next table of `report` (`ReportStream::table`), so that the tables of several
+/// dumps make one report: one JSON document, whose end `report.finish()` writes.
+Error write_event_table(TraceReader& reader, const EventSelection& selection, TimeUnit unit,
+                        const MetadataLayout* layout, ReportStream& report);
 
 /// The tensors of the instruction `e` belongs to in the method of `map` that block method
 /// `method` stands for ("float32[1, 4], float32[4, 8] -> float32[1, 8]", `call_shapes_text`);

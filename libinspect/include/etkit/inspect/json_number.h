@@ -15,7 +15,7 @@ namespace etkit::inspect {
 /// decimal that reads back as `x` (no other decimal with as few digits fits in an interval
 /// narrower than c's last digit), and grisu2, whose boundaries err by less than 1/256 of an ulp,
 /// finds it too; c is then printed in nlohmann's layout (fixed notation with ".0" for integral
-/// values, "0.00ddd" down to 1e-4). The check is exact, in 128-bit integers.
+/// values, "0.00ddd" down to 1e-4, "d.ddde-05" below). The check is exact, in 128-bit integers.
 char* json_number_chars(char* out, double x);
 
 }  // namespace etkit::inspect

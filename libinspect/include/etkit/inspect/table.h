@@ -88,23 +88,32 @@ struct RenderOptions {
 std::string render(const std::vector<Table>& tables, Format format,
                    const RenderOptions& options = {});
 
+/// The same text handed to `write` in pieces (about 64 KiB each), without holding it whole.
+/// Text, CSV and TSV are rendered row by row from the tables (`render_streamed_refs`), with no
+/// copy of a table.
+void render(const std::vector<Table>& tables, Format format, const RenderOptions& options,
+            const std::function<void(std::string_view)>& write);
+
 /// Called once per row of a streamed table (`render_streamed`); the row is only borrowed.
 using RowVisitor = std::function<void(const std::vector<Cell>&)>;
 
 /// A borrowed cell of a streamed row (`render_streamed_refs`): a `Cell` whose text (a string's,
-/// or a list's `IntList::text`) is a view that needs to live only while the row is visited, so
-/// rows are handed on without copying strings.
+/// or a list's `IntList::text`) and list items are views that need to live only while the row is
+/// visited, so rows are handed on without copying strings.
 struct CellRef {
   enum class Kind : uint8_t { Empty, Int, Double, Text, List };
   Kind kind = Kind::Empty;
   int64_t i = 0;
   double d = 0;
   std::string_view text;
+  std::span<const int64_t> items;  ///< A list's `IntList::items` (JSON prints them).
 
   static CellRef empty() { return {}; }
-  static CellRef integer(int64_t v) { return {Kind::Int, v, 0, {}}; }
-  static CellRef number(double v) { return {Kind::Double, 0, v, {}}; }
-  static CellRef string(std::string_view v) { return {Kind::Text, 0, 0, v}; }
+  static CellRef integer(int64_t v) { return {Kind::Int, v, 0, {}, {}}; }
+  static CellRef number(double v) { return {Kind::Double, 0, v, {}, {}}; }
+  static CellRef string(std::string_view v) { return {Kind::Text, 0, 0, v, {}}; }
+  /// A view of `list`, which must outlive the view.
+  static CellRef list(const IntList& list) { return {Kind::List, 0, 0, list.text, list.items}; }
   /// A view of `cell`, which must outlive the view.
   static CellRef of(const Cell& cell);
 };
@@ -115,10 +124,11 @@ using RowRefVisitor = std::function<void(std::span<const CellRef>)>;
 /// Renders one table without holding its rows: `rows` calls its argument once per row, in
 /// order, and must give the same rows every time it is called; `write` receives the text in
 /// pieces. The text is byte for byte `render({t}, format, options)` with `t` being `head` (its
-/// rows ignored) holding those rows. CSV and TSV call `rows` once; aligned text twice, once to
-/// measure the columns (widths, and with automatic units the count of values per unit, which
-/// decides the median's unit exactly) and once to write. Errors: `InvalidArgument` for JSON,
-/// which is not streamed.
+/// rows ignored) holding those rows (for JSON a whole document, with `options.warnings`).
+/// JSON, CSV and TSV call `rows` once; aligned text twice, once to measure the columns (widths,
+/// and with automatic units the count of values per unit, which decides the median's unit
+/// exactly) and once to write. Several tables in one report: `ReportStream`
+/// (report_stream.h). Errors: none today, every format streams.
 Error render_streamed(const Table& head, const std::function<void(const RowVisitor&)>& rows,
                       Format format, const RenderOptions& options,
                       const std::function<void(std::string_view)>& write);

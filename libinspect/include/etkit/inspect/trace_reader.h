@@ -40,14 +40,22 @@ class TraceReader {
   /// Whether the dump logged any value (a debug event), i.e. whether the joined trace has
   /// `values`.
   bool has_values() const;
+  /// Whether any logged value is a tensor or a list of tensors (whose payloads are in a debug
+  /// buffer).
+  bool has_tensor_values() const;
   /// What `open` saw of block `b` without joining it: its number of profile events, and
   /// whether any of them is a delegate's (has a delegate debug id). A block without delegate
   /// events has only host events: every one is on its method's track, none is a device event.
   struct BlockSummary {
     uint32_t profile_events = 0;
     bool delegate_events = false;
+    uint32_t allocation_events = 0;
+    uint32_t debug_events = 0;  ///< Logged values.
+    uint64_t payloads = 0;      ///< Their tensors with a payload in the debug buffer.
   };
   BlockSummary block_summary(size_t b) const;
+  /// Whether the dump is size-prefixed (ExecuTorch's framing), as `ETDump::size_prefixed`.
+  bool size_prefixed() const;
   /// Appends the events and values of block `b` to `trace` (made by `skeleton()`, possibly with
   /// events of other blocks, or cleared of them), and sets that block's `first_event` and
   /// `num_events`. Indices (`parent`) are into `trace.events` as it then is.

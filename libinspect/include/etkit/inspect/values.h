@@ -9,8 +9,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "etkit/host/host_tensor.h"
@@ -19,6 +21,7 @@
 #include "etkit/inspect/debug_map.h"
 #include "etkit/inspect/table.h"
 #include "etkit/inspect/trace.h"
+#include "etkit/inspect/trace_reader.h"
 
 namespace etkit::inspect {
 
@@ -55,6 +58,20 @@ Table values_table(const Trace& trace, const DebugBuffer& buffer,
 /// `show` prints them). Both are empty when the map names nothing for the value.
 Table values_table(const Trace& trace, const DebugBuffer& buffer, const std::vector<bool>& blocks,
                    const DebugMap* map);
+
+/// Writes the table `values_table` makes of the values in `blocks` (all when empty) of the dump
+/// `reader` reads, rendered as `render` renders it (byte for byte), without holding the joined
+/// trace or the table: blocks are joined one at a time (twice for aligned text, whose first pass
+/// measures the columns) and their rows handed on. No debug map. `write` receives the text in
+/// pieces; JSON carries `options.warnings`. Errors: none so far (an `Error` for the future).
+Error write_values_table(TraceReader& reader, const DebugBuffer& buffer,
+                         const std::vector<bool>& blocks, Format format,
+                         const RenderOptions& options,
+                         const std::function<void(std::string_view)>& write);
+
+/// `save_value_tensors` over the dump `reader` reads, one block joined at a time.
+std::vector<Error> save_value_tensors(TraceReader& reader, const DebugBuffer& buffer,
+                                      const std::vector<bool>& blocks, const std::string& dir);
 
 /// The debug handles value `v` of `trace` stands for through `map`: for a value a delegate logged
 /// (it has a delegate debug id), those of its identifier in the map's entry for that

@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# Every etdump-inspect subcommand through the real tool (issue #16, part 6: at least 5M events/s
+# and peak memory under twice the dump). Two dumps are made:
+#   - profile: the 1,000,000-event dump of bench_inspect.cpp (1,000 executions of 333
+#     instructions, profile events only, 40 MB), written by ETDUMP_WRITER via
+#     ETKIT_BENCH_INSPECT_DUMP;
+#   - values: trace-run on the 10,000 one-element adds of add_chain.sh with --log intermediates,
+#     ITERATIONS measured iterations (default 25: about 500,000 profile events and 250,000
+#     logged values, with their debug buffer).
+# For each command it prints the best of ROUNDS runs of user + sys CPU seconds (and wall),
+# events per CPU second (the events of every dump read; for `values` and `compare` the logged
+# values), and peak RSS against the dumps read (each .etdump with its .debug.bin). With
+# BASELINE_DIR (an older build folder with bin/ and lib/), each command runs with that build
+# right before this one, round by round, and the ratio of CPU times is printed: side by side,
+# as the machines are shared and noisy. Outputs of the two builds are compared with cmp (a
+# difference is reported, not fatal: an intended change shows there). Not run by CI.
+#
+#   bench/inspect_tool.sh BUILD_DIR [BASELINE_DIR] [ROUNDS=3] [ITERATIONS=25]
+set -euo pipefail
+build=${1:?usage: inspect_tool.sh BUILD_DIR [BASELINE_DIR] [ROUNDS] [ITERATIONS]}
+baseline=${2:-}
+rounds=${3:-3}
+iterations=${4:-25}
+root=$(cd "$(dirname "$0")/.." && pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+# The dumps, made with this build.
+ETKIT_BENCH_INSPECT_DUMP=$work/profile.etdump "$build/bin/etkit_bench_inspect" \
+  --benchmark_filter='BM_OpenVerify$' --benchmark_min_time=0.01 >/dev/null 2>&1
+python3 "$root/bench/add_chain_program.py" "$work" add_chain >/dev/null
+"$build/bin/trace-run" "$work/add_chain.pte" --etdump "$work/values.etdump" \
+  --log intermediates --iterations "$iterations" --warmup 0 --trace-memory 512M \
+  --clock fake >/dev/null
+
+python3 - "$work" "$build" "$baseline" "$rounds" <<'PYEOF'
+import os, subprocess, sys
+work, build, baseline, rounds = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+P, V = f"{work}/profile.etdump", f"{work}/values.etdump"
+
+def count(dump, what):
+    """Profile events (`show --format csv` rows) or logged values (`values --format csv`)."""
+    args = ["show", "--include-warmup"] if what == "events" else ["values"]
+    out = subprocess.run([f"{build}/bin/etdump-inspect"] + args + ["--format", "csv", dump],
+                         check=True, stdout=subprocess.PIPE).stdout
+    return out.count(b"\n") - 1
+
+def size(dump):
+    total = os.path.getsize(dump)
+    buffer = dump[:-len(".etdump")] + ".debug.bin"  # trace-run's debug buffer beside the dump
+    if os.path.exists(buffer):
+        total += os.path.getsize(buffer)
+    return total
+
+events = {P: count(P, "events"), V: count(V, "events")}
+values = {V: count(V, "values")}
+print(f"profile dump: {events[P]:,} events, {size(P):,} bytes; values dump: {events[V]:,} "
+      f"events, {values[V]:,} values, {size(V):,} bytes with its debug buffer")
+
+# (label, arguments with {out} for an output file, dumps read, what is counted)
+commands = [
+    ("stats", ["stats", P], [P], "events"),
+    ("show", ["show", P], [P], "events"),
+    ("show --format csv", ["show", "--format", "csv", P], [P], "events"),
+    ("show --format json", ["show", "--format", "json", P], [P], "events"),
+    ("export --format chrome", ["export", "--format", "chrome", P, "-o", "{out}"], [P], "events"),
+    ("export --format folded", ["export", "--format", "folded", P, "-o", "{out}"], [P], "events"),
+    ("diff A A", ["diff", P, P], [P, P], "events"),
+    ("info", ["info", P], [P], "events"),
+    ("show (values dump)", ["show", V], [V], "events"),
+    ("values", ["values", V], [V], "values"),
+    ("compare A A", ["compare", V, V], [V, V], "values"),
+    ("report", ["report", P, "-o", "{out}"], [P], "events"),
+]
+
+def run(build_dir, args, out):
+    env = dict(os.environ, LD_LIBRARY_PATH=f"{build_dir}/lib")
+    args = [a.replace("{out}", out) for a in args]
+    stats = f"{work}/time.txt"
+    with open(out + ".stdout", "wb") as stdout:
+        rc = subprocess.run(["/usr/bin/time", "-o", stats, "-f", "%e %U %S %M",
+                             f"{build_dir}/bin/etdump-inspect"] + args, env=env,
+                            stdout=stdout, stderr=subprocess.DEVNULL).returncode
+    wall, user, system, rss_kb = open(stats).read().split()[-4:]
+    return rc, float(user) + float(system), float(wall), int(rss_kb) * 1024
+
+builds = [("base", baseline), ("this", build)] if baseline else [("this", build)]
+print(f"{'command':24} {'cpu s':>7} {'wall s':>7} {'M/s':>6} {'rss/dump':>8}"
+      + (f" {'base cpu':>8} {'base M/s':>8} {'base rss':>8} {'speedup':>7}" if baseline else ""))
+for label, args, dumps, what in commands:
+    n = sum((events if what == "events" else values)[d] for d in dumps)
+    data = sum(size(d) for d in set(dumps))
+    best = {}
+    for _ in range(rounds):
+        for name, b in builds:
+            out = f"{work}/{name}.out"
+            rc, cpu, wall, rss = run(b, args, out)
+            prev = best.get(name)
+            if prev is None or cpu < prev[0]:
+                best[name] = (cpu, wall, rss, rc)
+    cpu, wall, rss, rc = best["this"]
+    line = f"{label:24} {cpu:7.3f} {wall:7.3f} {n / cpu / 1e6:6.2f} {rss / data:8.2f}"
+    if baseline:
+        bcpu, _, brss, brc = best["base"]
+        line += f" {bcpu:8.3f} {n / bcpu / 1e6:8.2f} {brss / data:8.2f} {bcpu / cpu:6.2f}x"
+        same = [subprocess.run(["cmp", "-s", f"{work}/base.out{s}", f"{work}/this.out{s}"]
+                               ).returncode == 0
+                for s in ([".stdout", ""] if "{out}" in args else [".stdout"])]
+        if not all(same) or rc != brc:
+            line += "  (output differs)"
+    if rc not in (0, 1):
+        line += f"  (exit {rc})"
+    print(line, flush=True)
+PYEOF

@@ -1,0 +1,37 @@
+#include "etkit/inspect/report_stream.h"
+
+#include <utility>
+
+#include "json_table_writer.h"
+#include "text_sink.h"
+
+namespace etkit::inspect {
+
+ReportStream::ReportStream(Format format, RenderOptions options,
+                           std::function<void(std::string_view)> write)
+    : format_(format), options_(std::move(options)), write_(std::move(write)) {}
+
+Error ReportStream::table(const Table& head,
+                          const std::function<void(const RowRefVisitor&)>& rows) {
+  if (format_ != Format::Json) {
+    if (tables_ > 0) write_("\n");
+    ++tables_;
+    return render_streamed_refs(head, rows, format_, options_, write_);
+  }
+  detail::TextSink out(write_);
+  if (tables_ == 0) detail::json_report_open(out);
+  detail::json_report_table(out, tables_ == 0, head, rows);
+  ++tables_;
+  out.flush();
+  return Error();
+}
+
+void ReportStream::finish() {
+  if (format_ != Format::Json) return;
+  detail::TextSink out(write_);
+  if (tables_ == 0) detail::json_report_open(out);
+  detail::json_report_close(out, tables_ > 0, options_.warnings);
+  out.flush();
+}
+
+}  // namespace etkit::inspect
