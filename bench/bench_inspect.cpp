@@ -341,7 +341,9 @@ void BM_ExportFoldedStreamed(benchmark::State& state) {
 }
 BENCHMARK(BM_ExportFoldedStreamed)->Unit(benchmark::kMillisecond);
 
-// `diff` of the dump against itself (not streamed: both dumps joined, as the tool runs it).
+// `diff` of the dump against itself, joined (both traces whole, as the tool ran it before
+// #16 part 6) and streamed (`diff_dumps`, as it runs now without --program or debug maps).
+// Items are one dump's events, though both sides are read.
 void BM_DiffJoined(benchmark::State& state) {
   measure(state, [&](inspect::TraceReader& reader, const Sink& out) {
     inspect::Trace a = reader.join_all();
@@ -357,5 +359,20 @@ void BM_DiffJoined(benchmark::State& state) {
   });
 }
 BENCHMARK(BM_DiffJoined)->Unit(benchmark::kMillisecond);
+
+void BM_DiffStreamed(benchmark::State& state) {
+  measure(state, [&](inspect::TraceReader& a, const Sink& out) {
+    Result<inspect::TraceReader> b = inspect::TraceReader::over(dump_bytes(), "bench.etdump");
+    if (!b.ok()) return b.error();
+    inspect::EventSelection selection;
+    selection.include_load = false;
+    Result<inspect::DiffResult> result = inspect::diff_dumps(a, *b, selection, selection, {});
+    if (!result.ok()) return result.error();
+    out(inspect::render({inspect::diff_table(*result, inspect::TimeUnit::Ms, "diff")},
+                        inspect::Format::Table));
+    return Error();
+  });
+}
+BENCHMARK(BM_DiffStreamed)->Unit(benchmark::kMillisecond);
 
 }  // namespace

@@ -7,10 +7,12 @@
 #include <set>
 #include <span>
 #include <tuple>
+#include <unordered_map>
 #include <utility>
 
 #include "etkit/inspect/event_table.h"
 #include "etkit/inspect/operator_naming.h"
+#include "selected_blocks.h"
 
 namespace etkit::inspect {
 
@@ -123,6 +125,107 @@ Side collect(const TraceSelection& s, const MethodMap& methods, const DebugMap* 
   return side;
 }
 
+// One side's events by name, read from `reader` one block at a time: what `collect` gives for
+// the selected events of the joined trace without a map. Events come in the joined trace's order
+// (blocks in file order, each block's in start order), so each key's durations and first
+// operator are the same.
+class StreamedSide {
+ public:
+  StreamedSide(const Trace& skeleton, const MethodMap& methods) {
+    method_of_.reserve(skeleton.blocks.size());
+    for (const TraceBlock& block : skeleton.blocks) {
+      const std::string& method = method_in_a(methods, block.method);
+      auto it = std::find(methods_.begin(), methods_.end(), method);
+      if (it == methods_.end()) it = methods_.insert(methods_.end(), method);
+      method_of_.push_back(static_cast<uint32_t>(it - methods_.begin()));
+    }
+    previous_.resize(methods_.size());
+  }
+
+  // Adds the events `selected` of block `b` of `trace` (the block alone).
+  void add(const Trace& trace, size_t b, const std::vector<size_t>& selected) {
+    const uint32_t method = method_of_[b];
+    // A method's blocks usually repeat the events of the one before: the group of the event at
+    // the same position there is tried first.
+    std::vector<size_t>& before = previous_[method];
+    current_.clear();
+    for (size_t k = 0; k < selected.size(); ++k) {
+      const TraceEvent& e = trace.events[selected[k]];
+      // Names are interned (equal names, one address) in the reader's one string table; an
+      // empty name may have no address, so all empty names share the null one.
+      const LocalKey key{e.name.empty() ? nullptr : e.name.data(), e.name.size(), method,
+                         e.instruction};
+      size_t g;
+      if (k < before.size() && groups_[before[k]].key == key) {
+        g = before[k];
+      } else {
+        auto [it, added] = index_.try_emplace(key, groups_.size());
+        if (added) groups_.push_back({key, std::string(e.name), {}});
+        g = it->second;
+      }
+      current_.push_back(g);
+      Samples& samples = groups_[g].samples;
+      samples.durations.push_back(e.duration_ns);
+      if (samples.op.empty() && !e.op.empty()) samples.op = std::string(e.op);
+    }
+    before.swap(current_);
+  }
+
+  // The samples by key, as `collect` gives them (each key's durations sorted).
+  Side finish() {
+    Side side;
+    for (Group& group : groups_) {
+      std::sort(group.samples.durations.begin(), group.samples.durations.end());
+      side.by_name.emplace(Key{methods_[group.key.method], group.key.instruction,
+                               std::move(group.name)},
+                           std::move(group.samples));
+    }
+    groups_.clear();
+    index_.clear();
+    return side;
+  }
+
+ private:
+  struct LocalKey {
+    const char* name = nullptr;
+    size_t size = 0;
+    uint32_t method = 0;  // index into methods_
+    int32_t instruction = -1;
+    bool operator==(const LocalKey&) const = default;
+  };
+  struct LocalKeyHash {
+    size_t operator()(const LocalKey& k) const {
+      uint64_t h = reinterpret_cast<uintptr_t>(k.name) * 0x9e3779b97f4a7c15ULL;
+      h ^= (static_cast<uint64_t>(k.method) << 32 | static_cast<uint32_t>(k.instruction)) +
+           0x7f4a7c15ULL + (h << 6) + (h >> 2);
+      h ^= k.size * 0xc2b2ae3d27d4eb4fULL;
+      return static_cast<size_t>(h ^ (h >> 29));
+    }
+  };
+  struct Group {
+    LocalKey key;
+    std::string name;
+    Samples samples;
+  };
+  std::vector<std::string> methods_;  // as A names them
+  std::vector<uint32_t> method_of_;   // of each block
+  std::vector<Group> groups_;
+  std::unordered_map<LocalKey, size_t, LocalKeyHash> index_;
+  std::vector<std::vector<size_t>> previous_;  // per method: the groups of its last block
+  std::vector<size_t> current_;
+};
+
+Result<Side> collect_streamed(TraceReader& reader, const EventSelection& selection,
+                              const MethodMap& methods) {
+  ETKIT_ASSIGN_OR_RETURN(EventSelector selector, EventSelector::make(selection));
+  Trace trace = reader.skeleton();
+  StreamedSide side(trace, methods);
+  std::vector<size_t> selected;
+  for_each_selected_block(reader, selector, trace, selected,
+                          [&](size_t b) { side.add(trace, b, selected); });
+  return side.finish();
+}
+
 double statistic_of(const std::vector<double>& sorted, DiffStatistic statistic) {
   switch (statistic) {
     case DiffStatistic::Median: return percentile(sorted, 50);
@@ -226,16 +329,9 @@ void judge(DiffRow& r, const Samples* a, const Samples* b, bool check_op,
   }
 }
 
-}  // namespace
-
-DiffResult diff_traces(const TraceSelection& a, const TraceSelection& b,
-                       const DiffOptions& options) {
-  const bool by_handle = options.map_a != nullptr && options.map_b != nullptr;
-  const Side in_a = collect(a, {}, by_handle ? options.map_a : nullptr);
-  const Side in_b = collect(b, options.methods, by_handle ? options.map_b : nullptr);
-  DiffResult result;
-  result.statistic = options.statistic;
-  result.by_handle = by_handle;
+// The rows of the events matched by name, ordered by key.
+void diff_by_name(const Side& in_a, const Side& in_b, const DiffOptions& options,
+                  DiffResult& result) {
   std::set<Key> keys;
   for (const auto& [key, s] : in_a.by_name) keys.insert(key);
   for (const auto& [key, s] : in_b.by_name) keys.insert(key);
@@ -248,6 +344,19 @@ DiffResult diff_traces(const TraceSelection& a, const TraceSelection& b,
           ib != in_b.by_name.end() ? &ib->second : nullptr, true, options, result);
     result.rows.push_back(std::move(r));
   }
+}
+
+}  // namespace
+
+DiffResult diff_traces(const TraceSelection& a, const TraceSelection& b,
+                       const DiffOptions& options) {
+  const bool by_handle = options.map_a != nullptr && options.map_b != nullptr;
+  const Side in_a = collect(a, {}, by_handle ? options.map_a : nullptr);
+  const Side in_b = collect(b, options.methods, by_handle ? options.map_b : nullptr);
+  DiffResult result;
+  result.statistic = options.statistic;
+  result.by_handle = by_handle;
+  diff_by_name(in_a, in_b, options, result);
   if (!by_handle) return result;
   HandleGroups groups;
   for (const Side* side : {&in_a, &in_b}) {
@@ -266,6 +375,25 @@ DiffResult diff_traces(const TraceSelection& a, const TraceSelection& b,
           false, options, result);
     result.rows.push_back(std::move(r));
   }
+  return result;
+}
+
+Result<DiffResult> diff_dumps(TraceReader& a, TraceReader& b, const EventSelection& select_a,
+                              const EventSelection& select_b, const DiffOptions& options) {
+  if (options.map_a != nullptr || options.map_b != nullptr) {
+    return Error(ErrorCode::InvalidArgument,
+                 "diff_dumps matches by name: debug maps need the joined traces (diff_traces)");
+  }
+  // Both selections are checked before either dump is read, as a regex is checked once.
+  ETKIT_TRY(EventSelector::make(select_b));
+  // One dump resident at a time: each side's pages are given back once it is read.
+  ETKIT_ASSIGN_OR_RETURN(Side in_a, collect_streamed(a, select_a, {}));
+  a.release_pages();
+  ETKIT_ASSIGN_OR_RETURN(Side in_b, collect_streamed(b, select_b, options.methods));
+  b.release_pages();
+  DiffResult result;
+  result.statistic = options.statistic;
+  diff_by_name(in_a, in_b, options, result);
   return result;
 }
 

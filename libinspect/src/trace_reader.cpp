@@ -254,6 +254,10 @@ Trace TraceReader::join_all() {
   return trace;
 }
 
+void TraceReader::release_pages() {
+  if (impl_->file) impl_->file->release_pages();
+}
+
 Result<Trace> load_trace(const std::string& path) {
   ETKIT_ASSIGN_OR_RETURN(TraceReader reader, TraceReader::open(path));
   return reader.join_all();

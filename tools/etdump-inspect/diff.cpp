@@ -23,6 +23,79 @@ struct DiffOptions : DumpOptions {
   std::string debug_map_b;
 };
 
+// --method names A's method; B's blocks of it may have another name (--method-map).
+DumpOptions options_of_b(const DumpOptions& options, const inspect::MethodMap& methods) {
+  DumpOptions options_b = options;
+  for (const auto& [name_a, name_b] : methods) {
+    if (name_a == options.method) options_b.method = name_b;
+  }
+  return options_b;
+}
+
+// The tables, the dumps' warnings and why the diff is incomplete; `a` and `b` are the joined
+// traces or the readers' skeletons (only their blocks, paths and warnings are read).
+int print_diff(const inspect::DiffResult& result, const inspect::Trace& a, const inspect::Trace& b,
+               const DiffOptions& options, const inspect::DiffOptions& diff_options) {
+  std::vector<std::string> warnings = dump_warnings(a);
+  for (std::string& w : dump_warnings(b)) warnings.push_back(std::move(w));
+  print_tables({inspect::diff_table(result, time_unit(options),
+                                    "diff of " + a.path + " (a) and " + b.path + " (b)"),
+                inspect::diff_summary_table(result)},
+               options, warnings);
+  const std::string why = inspect::diff_incomplete_text(result, a, b, diff_options);
+  if (!why.empty()) print_error(kEtdumpInspect, "diff: incomplete: " + why);
+  return verdict_exit_code(result.verdict());
+}
+
+// Without --program and debug maps, the dumps are diffed one block at a time (`diff_dumps`), so
+// neither joined trace is held (DESIGN.md section 5). The checks are the joined path's, in its
+// order and before any output: both dumps opened (and so verified), the method map, then each
+// dump's selection (A's, the regex, B's).
+int run_diff_streamed(const DiffOptions& options, const inspect::DiffOptions& diff_options) {
+  int code = kExitOk;
+  std::vector<uint8_t> stdin_bytes;
+  if (!read_stdin_once(options.dumps, stdin_bytes, code)) return code;
+  // Opened (and so verified) one after the other, the first error in argument order reported
+  // as `load_dumps` does; each gives its pages back once verified, so that one dump at a time
+  // is resident.
+  std::vector<inspect::TraceReader> opened;
+  for (const std::string& path : options.dumps) {
+    Result<inspect::TraceReader> reader = open_dump(path, stdin_bytes);
+    if (!reader.ok()) return report(kEtdumpInspect, reader.error());
+    reader->release_pages();
+    opened.push_back(std::move(reader).get());
+  }
+  inspect::TraceReader& a = opened[0];
+  inspect::TraceReader& b = opened[1];
+  const inspect::Trace skeleton_a = a.skeleton();
+  const inspect::Trace skeleton_b = b.skeleton();
+  if (const Error e = inspect::check_method_map(diff_options.methods, skeleton_a, skeleton_b);
+      !e.ok()) {
+    print_error(kEtdumpInspect, e.message());
+    return kExitUsage;
+  }
+  const DumpOptions options_b = options_of_b(options, diff_options.methods);
+  const inspect::EventSelection select_a = event_selection(options, true);
+  const inspect::EventSelection select_b = event_selection(options_b, true);
+  std::string e = selection_error(skeleton_a, options);
+  if (e.empty()) {
+    if (Result<inspect::EventSelector> s = inspect::EventSelector::make(select_a); !s.ok()) {
+      e = s.error().message();
+    }
+  }
+  if (e.empty()) e = selection_error(skeleton_b, options_b);
+  if (!e.empty()) {
+    print_error(kEtdumpInspect, e);
+    return kExitUsage;
+  }
+  Result<inspect::DiffResult> result = inspect::diff_dumps(a, b, select_a, select_b, diff_options);
+  if (!result.ok()) {
+    print_error(kEtdumpInspect, result.error().message());
+    return kExitUsage;
+  }
+  return print_diff(*result, skeleton_a, skeleton_b, options, diff_options);
+}
+
 int run_diff(const DiffOptions& options) {
   Result<double> min_time = inspect::parse_duration_ns(options.min_time);
   if (!min_time.ok()) {
@@ -46,6 +119,9 @@ int run_diff(const DiffOptions& options) {
                     " too, or --debug-map for both");
     return kExitUsage;
   }
+  if (path_a.empty() && options.program.empty()) return run_diff_streamed(options, diff_options);
+  // With a program or debug maps, both dumps are joined whole and named before anything else is
+  // checked, as naming errors come first.
   std::optional<inspect::DebugMap> map_a, map_b;
   int code = kExitOk;
   if (!load_debug_map(path_a, map_a, code) || !load_debug_map(path_b, map_b, code)) return code;
@@ -64,24 +140,12 @@ int run_diff(const DiffOptions& options) {
   diff_options.map_b = map_b ? &*map_b : nullptr;
   inspect::TraceSelection a{&traces[0], {}};
   inspect::TraceSelection b{&traces[1], {}};
-  // --method names A's method; B's blocks of it may have another name (--method-map).
-  DumpOptions options_b = options;
-  for (const auto& [name_a, name_b] : diff_options.methods) {
-    if (name_a == options.method) options_b.method = name_b;
-  }
   if (!select(traces[0], options, true, a.events) ||
-      !select(traces[1], options_b, true, b.events)) {
+      !select(traces[1], options_of_b(options, diff_options.methods), true, b.events)) {
     return kExitUsage;
   }
-  const inspect::DiffResult result = inspect::diff_traces(a, b, diff_options);
-  print_tables({inspect::diff_table(result, time_unit(options),
-                                    "diff of " + traces[0].path + " (a) and " + traces[1].path +
-                                        " (b)"),
-                inspect::diff_summary_table(result)},
-               options, dump_warnings(traces));
-  const std::string why = inspect::diff_incomplete_text(result, traces[0], traces[1], diff_options);
-  if (!why.empty()) print_error(kEtdumpInspect, "diff: incomplete: " + why);
-  return verdict_exit_code(result.verdict());
+  return print_diff(inspect::diff_traces(a, b, diff_options), traces[0], traces[1], options,
+                    diff_options);
 }
 
 }  // namespace

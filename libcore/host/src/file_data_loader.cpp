@@ -56,6 +56,11 @@ FileDataLoader& FileDataLoader::operator=(FileDataLoader&& other) noexcept {
   return *this;
 }
 
+void FileDataLoader::release_pages() const {
+  // mmap's address is page-aligned; a failure only leaves the pages resident.
+  if (mapped_) (void)::madvise(const_cast<uint8_t*>(data_), size_, MADV_DONTNEED);
+}
+
 FileDataLoader::~FileDataLoader() {
   if (mapped_) ::munmap(const_cast<uint8_t*>(data_), size_);
 }

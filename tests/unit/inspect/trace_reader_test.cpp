@@ -217,6 +217,14 @@ TEST_CASE("trace reader: TraceReader reads a file and stdin bytes, and names the
   }
   distinct = a.strings->size();
   CHECK(distinct < a.events.size());
+  // Released pages come back when read again; on bytes in memory it does nothing.
+  file->release_pages();
+  check_same(file->join_all(), a);
+  file->release_pages();
+  file->release_pages();
+  check_same(file->join_all(), a);
+  memory->release_pages();
+  check_same(memory->join_all(), b);
 }
 
 }  // namespace

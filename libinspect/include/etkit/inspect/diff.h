@@ -23,6 +23,10 @@
 // Events present in only one dump, and changed operators, are structural differences. The diff
 // fails on a regression or a structural difference, and is incomplete when no event was judged
 // (the dumps share nothing, or every match has too few samples): never a pass.
+//
+// Two ways in: `diff_traces` over joined traces, and `diff_dumps` over two `TraceReader`s,
+// joined one block at a time (matching by name only), which keeps per matched event only its
+// samples' durations and its operator, and gives the same result bit for bit.
 
 #include <cstddef>
 #include <cstdint>
@@ -34,6 +38,8 @@
 #include "etkit/inspect/stats.h"
 #include "etkit/inspect/table.h"
 #include "etkit/inspect/trace.h"
+#include "etkit/inspect/trace_reader.h"
+#include "etkit/inspect/event_selection.h"
 #include "etkit/inspect/debug_map.h"
 #include "etkit/inspect/method_map.h"
 #include "etkit/inspect/verdict.h"
@@ -105,6 +111,20 @@ struct DiffResult {
 DiffResult diff_traces(const TraceSelection& a, const TraceSelection& b,
                        const DiffOptions& options);
 
+/// `diff_traces` of the events `select_a` selects in `a` and `select_b` in `b` (B's blocks
+/// selected by their own method names, then matched under `options.methods`), without holding
+/// either joined trace: each dump is joined one block at a time (`TraceReader::join_block`, the
+/// block dropped before the next) and only each matched event's durations (8 bytes a sample)
+/// and operator are kept; once a side is read its reader's pages are released
+/// (`TraceReader::release_pages`), so one dump at a time is resident. The rows, statistics (a
+/// median or minimum of the same samples, a mean summed in the same order) and counts are those
+/// of `diff_traces` on `load_trace`'s traces and `select_events`' selections, bit for bit. Matches by name only, with the dumps' own
+/// operators (from `native_call_` events): `options.map_a` and `map_b` must be null. Errors:
+/// `InvalidArgument` for a `--name` regex that does not compile (`select_events`' message) or
+/// for debug maps.
+Result<DiffResult> diff_dumps(TraceReader& a, TraceReader& b, const EventSelection& select_a,
+                              const EventSelection& select_b, const DiffOptions& options);
+
 /// The rows as a table: method, instruction, [debug_handles when matched by handle,] name, op,
 /// op_b, count_a, count_b, p50_a, p50_b (mean_a, mean_b or min_a, min_b for those statistics),
 /// delta, delta_pct, status.
@@ -115,7 +135,9 @@ Table diff_table(const DiffResult& result, TimeUnit unit, std::string title);
 Table diff_summary_table(const DiffResult& result);
 
 /// Why the diff is incomplete, for a diagnostic ("" when it is not): no method in common, or
-/// every matched event with fewer than `min_samples` samples.
+/// every matched event with fewer than `min_samples` samples. Only the blocks of `a` and `b` are
+/// read (their methods), so a `TraceReader::skeleton()` serves as well as the joined
+/// trace.
 std::string diff_incomplete_text(const DiffResult& result, const Trace& a, const Trace& b,
                                  const DiffOptions& options);
 

@@ -64,6 +64,10 @@ class TraceReader {
   void join_block(size_t b, Trace& trace);
   /// Every block joined into one trace.
   Trace join_all();
+  /// Gives the resident pages of a dump mapped from a file back (`FileDataLoader::release_pages`):
+  /// the next join maps them again. For callers that read several dumps one after another
+  /// (`diff_dumps`), so that one dump at a time is resident. No effect on a dump in memory.
+  void release_pages();
 
  private:
   struct Impl;

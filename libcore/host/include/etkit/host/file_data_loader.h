@@ -28,6 +28,12 @@ class FileDataLoader final : public DataLoader {
 
   std::span<const uint8_t> data() const override { return {data_, size_}; }
 
+  /// Drops the mapped pages from this process's resident set (`madvise(MADV_DONTNEED)`; the
+  /// mapping is read-only and private, so nothing is lost): they stay in the page cache and are
+  /// mapped again, by minor faults, when next read. For a reader that goes through several large
+  /// files one after another and wants only one resident at a time. `data()` stays valid.
+  void release_pages() const;
+
  private:
   FileDataLoader(const uint8_t* data, size_t size, bool mapped)
       : data_(data), size_(size), mapped_(mapped) {}

@@ -1,0 +1,1 @@
+cd $CASE_TMP && trace-run $SRC/$FIXTURES/pte/et-add.pte --etdump ours.etdump --clock fake --iterations 3 >/dev/null && cp $SRC/$FIXTURES/generated/et-add.stock_runner.etdump et.etdump && etdump-inspect diff et.etdump ours.etdump --method-map Execute=forward --method Execute --time-unit ns

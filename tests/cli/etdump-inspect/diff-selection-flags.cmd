@@ -1,0 +1,2 @@
+# selection flags: only kernels, measured iterations from 1, with warm-up, compared by mean
+cd $CASE_TMP && trace-run $SAMPLES/mlp.pte --etdump x.etdump --clock fake --iterations 4 --warmup 1 >/dev/null && LC_ALL=C sed 's/ticks_per_second=1000000000/ticks_per_second=0500000000/' x.etdump > slow.etdump && etdump-inspect diff x.etdump slow.etdump --name 'native_call_.*' --iterations 1: --include-warmup --statistic mean --time-unit us

@@ -1,0 +1,1 @@
+cd $CASE_TMP && trace-run $SRC/$FIXTURES/pte/et-add.pte --etdump ours.etdump --clock fake >/dev/null && cp $SRC/$FIXTURES/generated/et-add.stock_runner.etdump et.etdump && etdump-inspect diff ours.etdump et.etdump --method forward
