@@ -184,6 +184,7 @@ class ChromeTraceWriter {
     char* p = sink.reserve(320 + e.name.size() + e.op.size() + e.delegate_id.size() +
                            device.size() + kind.size());
     auto put = [&](std::string_view s) {
+      if (s.empty()) return;  // an empty view may have no data pointer at all
       std::memcpy(p, s.data(), s.size());
       p += s.size();
     };
