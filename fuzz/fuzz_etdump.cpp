@@ -2,14 +2,16 @@
 // trace, the event table (show), the Chrome trace (export), values with the debug-buffer join
 // (values; the input's own bytes serve as its debug buffer, so payload offsets land on data),
 // statistics read block by block (stats), every printer of the tables, and the streamed
-// writers of show, values and export.
+// writers of show, values, export, diff and compare.
 
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "etkit/inspect/chrome_trace.h"
+#include "etkit/inspect/compare.h"
 #include "etkit/inspect/debug_buffer.h"
+#include "etkit/inspect/diff.h"
 #include "etkit/inspect/event_selection.h"
 #include "etkit/inspect/event_table.h"
 #include "etkit/inspect/stats_report.h"
@@ -43,6 +45,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                           nullptr, discard);
   (void)write_values_table(*reader, buffer, {}, Format::Csv, {}, discard);
   (void)write_chrome_trace(*reader, EventSelection(), discard);
+  // The streamed comparisons, of the dump with a second reader of itself.
+  etkit::Result<TraceReader> again = TraceReader::over(input.span(), "fuzz-b.etdump");
+  if (again.ok()) {
+    (void)diff_dumps(*reader, *again, EventSelection(), EventSelection(), DiffOptions());
+    (void)write_compare({&*reader, &buffer, {}}, {&*again, &buffer, {}}, Tolerance(), {}, false,
+                        Format::Table, {}, discard);
+  }
 
   StatsReportOptions options;
   etkit::Result<EventSelector> selector = EventSelector::make(EventSelection());
