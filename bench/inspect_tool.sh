@@ -9,7 +9,8 @@
 #     logged values, with their debug buffer).
 # For each command it prints the best of ROUNDS runs of user + sys CPU seconds (and wall),
 # events per CPU second (the events of every dump read; for `values` and `compare` the logged
-# values), and peak RSS against the dumps read (each .etdump with its .debug.bin). With
+# values), and peak RSS against the dumps read (each .etdump with its .debug.bin); standard output
+# goes to /dev/null (an -o file is written, as users write it). With
 # BASELINE_DIR (an older build folder with bin/ and lib/), each command runs with that build
 # right before this one, round by round, and the ratio of CPU times is printed: side by side,
 # as the machines are shared and noisy. Outputs of the two builds are compared with cmp (a
@@ -73,11 +74,12 @@ commands = [
     ("report", ["report", P, "-o", "{out}"], [P], "events"),
 ]
 
-def run(build_dir, args, out):
+def run(build_dir, args, out, keep=False):
+    """Times one run; stdout goes to /dev/null unless `keep` (then to OUT.stdout, for cmp)."""
     env = dict(os.environ, LD_LIBRARY_PATH=f"{build_dir}/lib")
     args = [a.replace("{out}", out) for a in args]
     stats = f"{work}/time.txt"
-    with open(out + ".stdout", "wb") as stdout:
+    with open(out + ".stdout" if keep else os.devnull, "wb") as stdout:
         rc = subprocess.run(["/usr/bin/time", "-o", stats, "-f", "%e %U %S %M",
                              f"{build_dir}/bin/etdump-inspect"] + args, env=env,
                             stdout=stdout, stderr=subprocess.DEVNULL).returncode
@@ -103,6 +105,8 @@ for label, args, dumps, what in commands:
     if baseline:
         bcpu, _, brss, brc = best["base"]
         line += f" {bcpu:8.3f} {n / bcpu / 1e6:8.2f} {brss / data:8.2f} {bcpu / cpu:6.2f}x"
+        for name, b in builds:  # once more each, keeping the output
+            run(b, args, f"{work}/{name}.out", keep=True)
         same = [subprocess.run(["cmp", "-s", f"{work}/base.out{s}", f"{work}/this.out{s}"]
                                ).returncode == 0
                 for s in ([".stdout", ""] if "{out}" in args else [".stdout"])]
