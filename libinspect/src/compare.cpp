@@ -329,7 +329,9 @@ class RowMaker {
 
  private:
   void unmatched(const char* side, const Trace& trace, const TraceValue& v) {
-    if (counts.unmatched++ < listed_) counts.unmatched_values.push_back(value_place(side, trace, v));
+    if (counts.unmatched++ < listed_) {
+      counts.unmatched_values.push_back(value_place(side, trace, v));
+    }
   }
 
   Tolerance tolerance_;
@@ -537,7 +539,9 @@ class StreamedCompare {
     index_.reserve(tb_.values.size());
     PlaceCounts seen;
     seen.reserve(tb_.values.size());
-    for (size_t i = 0; i < tb_.values.size(); ++i) index_.emplace(place_key(tb_.values[i], seen), i);
+    for (size_t i = 0; i < tb_.values.size(); ++i) {
+      index_.emplace(place_key(tb_.values[i], seen), i);
+    }
     indexed_ = true;
   }
 

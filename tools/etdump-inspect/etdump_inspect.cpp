@@ -171,6 +171,22 @@ bool load_dumps(const DumpOptions& options, unsigned jobs, std::vector<inspect::
          name_operators(traces, options, map, exit_code);
 }
 
+std::optional<inspect::TraceReader> open_one_dump(const DumpOptions& options, int& exit_code) {
+  std::vector<uint8_t> stdin_bytes;
+  if (!read_stdin_once(options.dumps, stdin_bytes, exit_code)) return std::nullopt;
+  Result<inspect::TraceReader> reader = open_dump(options.dumps[0], stdin_bytes);
+  if (!reader.ok()) {
+    exit_code = report(kEtdumpInspect, reader.error());
+    return std::nullopt;
+  }
+  if (std::string e = selection_error(reader->skeleton(), options); !e.empty()) {
+    print_error(kEtdumpInspect, e);
+    exit_code = kExitUsage;
+    return std::nullopt;
+  }
+  return std::move(reader).get();
+}
+
 std::string selection_error(const inspect::Trace& trace, const DumpOptions& options) {
   if (options.block >= 0 && static_cast<size_t>(options.block) >= trace.blocks.size()) {
     return trace.path + ": block " + std::to_string(options.block) +

@@ -92,6 +92,10 @@ bool read_stdin_once(const std::vector<std::string>& paths, std::vector<uint8_t>
                      int& exit_code);
 /// Opens `path`, or for "-" the bytes read from stdin (taken from `stdin_bytes`).
 Result<inspect::TraceReader> open_dump(const std::string& path, std::vector<uint8_t>& stdin_bytes);
+/// Opens the one dump of `options` (stdin for "-") for a streamed subcommand and checks
+/// --block and --method against it, as the joined path does before any output; on failure the
+/// diagnostic is printed, `exit_code` set, and nothing returned.
+std::optional<inspect::TraceReader> open_one_dump(const DumpOptions& options, int& exit_code);
 
 /// Why the selection flags do not fit `trace` (a block out of range, an unknown method), or "".
 std::string selection_error(const inspect::Trace& trace, const DumpOptions& options);

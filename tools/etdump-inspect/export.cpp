@@ -88,15 +88,9 @@ class StreamedOutput {
 // 5). Errors come in the joined path's order.
 int export_streamed(const ExportOptions& options) {
   int code = kExitOk;
-  std::vector<uint8_t> stdin_bytes;
-  if (!read_stdin_once(options.dumps, stdin_bytes, code)) return code;
-  Result<inspect::TraceReader> reader = open_dump(options.dumps[0], stdin_bytes);
-  if (!reader.ok()) return report(kEtdumpInspect, reader.error());
+  std::optional<inspect::TraceReader> reader = open_one_dump(options, code);
+  if (!reader) return code;
   const inspect::Trace skeleton = reader->skeleton();
-  if (std::string e = selection_error(skeleton, options); !e.empty()) {
-    print_error(kEtdumpInspect, e);
-    return kExitUsage;
-  }
   const inspect::EventSelection selection = event_selection(options, false);
   if (Result<inspect::EventSelector> s = inspect::EventSelector::make(selection); !s.ok()) {
     print_error(kEtdumpInspect, s.error().message());

@@ -89,20 +89,14 @@ std::vector<bool> selected_blocks(const inspect::Trace& trace, const DumpOptions
 }
 
 // Without --program and --debug-map, the table goes straight from each block's join to stdout
-// and tensors are saved block by block: the joined trace is never held (DESIGN.md section 5). The dump is opened (and so checked), the selection checked and the
-// buffer opened before anything is written, as the joined path does, so errors and output are
-// the same.
+// and tensors are saved block by block: the joined trace is never held (DESIGN.md section 5).
+// The dump is opened (and so checked), the selection checked and the buffer opened before
+// anything is written, as the joined path does, so errors and output are the same.
 int values_streamed(const ValuesOptions& options) {
   int code = kExitOk;
-  std::vector<uint8_t> stdin_bytes;
-  if (!read_stdin_once(options.dumps, stdin_bytes, code)) return code;
-  Result<inspect::TraceReader> reader = open_dump(options.dumps[0], stdin_bytes);
-  if (!reader.ok()) return report(kEtdumpInspect, reader.error());
+  std::optional<inspect::TraceReader> reader = open_one_dump(options, code);
+  if (!reader) return code;
   const inspect::Trace skeleton = reader->skeleton();
-  if (std::string e = selection_error(skeleton, options); !e.empty()) {
-    print_error(kEtdumpInspect, e);
-    return kExitUsage;
-  }
   const std::vector<bool> blocks = selected_blocks(skeleton, options);
   inspect::DebugBuffer buffer;
   if (!open_buffer(options.debug_buffer, skeleton.path, reader->has_tensor_values(), buffer)) {

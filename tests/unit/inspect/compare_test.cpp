@@ -295,7 +295,9 @@ RunDump run_dump(const Variant& v) {
   auto tensor = [](std::vector<int32_t> sizes, float base) {
     HostTensor t(ScalarType::Float, sizes);
     float* p = static_cast<float*>(t.data());
-    for (size_t k = 0; k < t.nbytes() / sizeof(float); ++k) p[k] = base + 0.5f * static_cast<float>(k);
+    for (size_t k = 0; k < t.nbytes() / sizeof(float); ++k) {
+      p[k] = base + 0.5f * static_cast<float>(k);
+    }
     return t;
   };
   auto log = [&](int32_t instruction, EValue value,

@@ -14,6 +14,17 @@
 namespace etkit::inspect {
 namespace {
 
+// A xorshift generator of 64-bit values from `seed`, for spreads of doubles.
+struct Xorshift {
+  uint64_t state;
+  uint64_t operator()() {
+    state ^= state << 13;
+    state ^= state >> 7;
+    state ^= state << 17;
+    return state;
+  }
+};
+
 std::vector<Table> sample() {
   Table t;
   t.name = "events";
@@ -220,13 +231,7 @@ TEST_CASE("table: fixed decimals are printf's, ties to even, tiny and huge value
                                 0.9999999995, 999.9995, 1e-9,       5e-10,      1.5e-9,     2.5e-9};
   // Durations as the inspector makes them (ticks times a tick's length, over a unit), and a
   // spread of magnitudes.
-  uint64_t state = 0x9e3779b97f4a7c15u;
-  auto next = [&] {
-    state ^= state << 13;
-    state ^= state >> 7;
-    state ^= state << 17;
-    return state;
-  };
+  Xorshift next{0x9e3779b97f4a7c15u};
   for (int k = 0; k < 20000; ++k) {
     const double ticks = static_cast<double>(next() % 100000000);
     values.push_back(ticks * 41.666666666666664 / 1e6);
@@ -253,16 +258,11 @@ TEST_CASE("table: fixed decimals are printf's, ties to even, tiny and huge value
 }
 
 TEST_CASE("table: significant digits are printf's %.6g for every magnitude") {
-  std::vector<double> values = {0.0,     -0.0,     1.0,       0.5,      1e-5,     1e-4,   0.0001234565,
-                                999999.5, 1e6,     9999995.0, 123456.5, 1234565., 3e-7,   1e300,
-                                4.9e-324, 2.2e-308, -1234.5678, 0.1,    1e15,     1e16,   -9.9999949e-5};
-  uint64_t state = 0x2545f4914f6cdd1du;
-  auto next = [&] {
-    state ^= state << 13;
-    state ^= state >> 7;
-    state ^= state << 17;
-    return state;
-  };
+  std::vector<double> values = {0.0,      -0.0,     1.0,        0.5,      1e-5,     1e-4,
+                                0.0001234565, 999999.5, 1e6,   9999995.0, 123456.5, 1234565.,
+                                3e-7,     1e300,    4.9e-324,   2.2e-308, -1234.5678, 0.1,
+                                1e15,     1e16,     -9.9999949e-5};
+  Xorshift next{0x2545f4914f6cdd1du};
   for (int k = 0; k < 100000; ++k) {
     uint64_t bits = next();
     double any;

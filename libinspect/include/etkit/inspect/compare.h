@@ -6,8 +6,8 @@
 // Matching. Without debug maps, values match by place: method, kind (load or execute),
 // iteration, instruction, delegate id, output flag, position in a TensorList, and occurrence (the
 // n-th such value of the method's kind and iteration, which with warm-up included spans a warm-up
-// block and the measured one of the same number). With a debug map for each side they match by debug handle: a
-// value stands for the handles its instruction, or its delegate identifier, maps to
+// block and the measured one of the same number). With a debug map for each side they match by
+// debug handle: a value stands for the handles its instruction, or its delegate identifier, maps to
 // (`value_debug_handles`), and is the output of the last of them, so it is keyed by the largest
 // handle instead of the instruction and delegate id. A fused delegate step standing for handles
 // {1, 2} then meets the portable run's value of handle 2; the portable value of handle 1 has no

@@ -118,10 +118,10 @@ DiffResult diff_traces(const TraceSelection& a, const TraceSelection& b,
 /// and operator are kept; once a side is read its reader's pages are released
 /// (`TraceReader::release_pages`), so one dump at a time is resident. The rows, statistics (a
 /// median or minimum of the same samples, a mean summed in the same order) and counts are those
-/// of `diff_traces` on `load_trace`'s traces and `select_events`' selections, bit for bit. Matches by name only, with the dumps' own
-/// operators (from `native_call_` events): `options.map_a` and `map_b` must be null. Errors:
-/// `InvalidArgument` for a `--name` regex that does not compile (`select_events`' message) or
-/// for debug maps.
+/// of `diff_traces` on `load_trace`'s traces and `select_events`' selections, bit for bit.
+/// Matches by name only, with the dumps' own operators (from `native_call_` events):
+/// `options.map_a` and `map_b` must be null. Errors: `InvalidArgument` for a `--name` regex
+/// that does not compile (`select_events`' message) or for debug maps.
 Result<DiffResult> diff_dumps(TraceReader& a, TraceReader& b, const EventSelection& select_a,
                               const EventSelection& select_b, const DiffOptions& options);
 
