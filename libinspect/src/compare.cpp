@@ -435,7 +435,7 @@ class StreamedCompare {
     for (size_t i = 0; i < ta_.blocks.size(); ++i) {
       const size_t g = group_a_[i];
       if (g == kNoGroup) continue;
-      join(*a_.reader, i, ta_);
+      a_.reader->rejoin_block(i, ta_);
       if (!ta_.values.empty() && cached_ != g && !b_members_[g].empty()) join_group(g);
       const TraceBlock& block = ta_.blocks[i];
       // While A's places are B's, in order, from the start of the group, the n-th value of
@@ -484,7 +484,7 @@ class StreamedCompare {
         maker_.counts.values_b += used_[j].size();
         continue;
       }
-      join(*b_.reader, j, tb_);
+      b_.reader->rejoin_block(j, tb_);
       const TraceBlock& block = tb_.blocks[j];
       const std::string& method = method_in_a(methods_, block.method);
       if (seen[g].empty()) seen[g].reserve(tb_.values.size());
@@ -505,13 +505,6 @@ class StreamedCompare {
   static RowPlace row_place(const std::string& method, const TraceBlock& block,
                             const PlaceKey& k) {
     return {&method, block.load, block.iteration, -1, k.is_output, k.list_index, k.occurrence};
-  }
-
-  // Block `b` of `reader` alone in `trace`.
-  static void join(TraceReader& reader, size_t b, Trace& trace) {
-    trace.events.clear();
-    trace.values.clear();
-    reader.join_block(b, trace);
   }
 
   // B's blocks of group `g`, joined into `tb_` in B's order (keyed into `index_` when needed).

@@ -45,9 +45,7 @@ Result<DumpInfo> dump_info(const std::string& path) {
     c.values = summary.debug_events;
     c.payloads = static_cast<int64_t>(summary.payloads);
     if (summary.profile_events == 0) continue;
-    trace.events.clear();
-    trace.values.clear();
-    reader.join_block(b, trace);
+    reader.rejoin_block(b, trace);
     num_events += static_cast<int64_t>(trace.events.size());
     for (const TraceEvent& e : trace.events) {
       if (e.device) {

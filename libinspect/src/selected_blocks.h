@@ -15,9 +15,7 @@ namespace etkit::inspect {
 /// selected events in `selected`.
 inline void join_selected_block(TraceReader& reader, EventSelector& selector, Trace& trace,
                                 size_t b, std::vector<size_t>& selected) {
-  trace.events.clear();
-  trace.values.clear();
-  reader.join_block(b, trace);
+  reader.rejoin_block(b, trace);
   selected.clear();
   selector.select_block(trace, b, selected);
 }

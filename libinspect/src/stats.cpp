@@ -353,9 +353,7 @@ Error accumulate_stats(TraceReader& reader, EventSelector* selector, OperatorNam
   for (size_t b = 0; b < trace.blocks.size(); ++b) {
     const bool use = selector != nullptr && selector->block_selected(trace, b);
     if (!use && namer == nullptr) continue;
-    trace.events.clear();
-    trace.values.clear();
-    reader.join_block(b, trace);
+    reader.rejoin_block(b, trace);
     if (namer != nullptr) ETKIT_TRY(namer->apply(trace));
     if (!use) continue;
     selected.clear();

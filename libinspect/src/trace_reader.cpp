@@ -248,6 +248,12 @@ void TraceReader::join_block(size_t b, Trace& trace) {
   }
 }
 
+void TraceReader::rejoin_block(size_t b, Trace& trace) {
+  trace.events.clear();
+  trace.values.clear();
+  join_block(b, trace);
+}
+
 Trace TraceReader::join_all() {
   Trace trace = skeleton();
   for (size_t b = 0; b < trace.blocks.size(); ++b) join_block(b, trace);

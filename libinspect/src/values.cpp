@@ -202,9 +202,7 @@ void for_each_block(TraceReader& reader, const std::vector<bool>& blocks, Trace&
                     Use&& use) {
   for (size_t b = 0; b < trace.blocks.size(); ++b) {
     if (!blocks.empty() && !blocks[b]) continue;
-    trace.events.clear();
-    trace.values.clear();
-    reader.join_block(b, trace);
+    reader.rejoin_block(b, trace);
     use();
   }
 }

@@ -2,6 +2,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
@@ -128,14 +129,18 @@ bool compare_paths(std::span<const uint8_t> bytes) {
   }
   const Trace direct = reader->join_all();
   check_same(*model, direct);
-  // Joined block by block into a trace cleared between blocks, as `stats` does.
+  // Joined block by block, each alone (`rejoin_block`), as the streamed readers do.
   Trace one = reader->skeleton();
   for (size_t b = 0; b < one.blocks.size(); ++b) {
-    one.events.clear();
-    one.values.clear();
-    reader->join_block(b, one);
+    reader->rejoin_block(b, one);
     CHECK(one.blocks[b].first_event == 0);
     CHECK(one.blocks[b].num_events == direct.blocks[b].num_events);
+    CHECK(one.events.size() == direct.blocks[b].num_events);
+    const size_t block_values = static_cast<size_t>(
+        std::count_if(direct.values.begin(), direct.values.end(),
+                      [&](const TraceValue& v) { return v.block == b; }));
+    CHECK(one.values.size() == block_values);
+    for (const TraceValue& v : one.values) CHECK(v.block == b);
     for (size_t i = 0; i < one.events.size(); ++i) {
       const TraceEvent& x = one.events[i];
       const TraceEvent& y = direct.events[direct.blocks[b].first_event + i];

@@ -62,6 +62,9 @@ class TraceReader {
   /// events of other blocks, or cleared of them), and sets that block's `first_event` and
   /// `num_events`. Indices (`parent`) are into `trace.events` as it then is.
   void join_block(size_t b, Trace& trace);
+  /// Block `b` alone in `trace`: clears the events and values joined before, then `join_block`.
+  /// How the streamed readers hold one block at a time; indices are the block's own.
+  void rejoin_block(size_t b, Trace& trace);
   /// Every block joined into one trace.
   Trace join_all();
   /// Gives the resident pages of a dump mapped from a file back (`FileDataLoader::release_pages`):
