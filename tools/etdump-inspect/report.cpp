@@ -159,7 +159,7 @@ int report_streamed(const ReportOptions& options, double min_time) {
     inspect::ReportDumpPart& part = parts[i];
     part.path = skeleton.path;
     part.facts = &facts[i];
-    Result<inspect::DumpInfo> info = inspect::dump_info(skeleton.path);
+    Result<inspect::DumpInfo> info = inspect::dump_info(reader);
     if (!info.ok()) return report(kEtdumpInspect, info.error());
     part.info = std::move(info->tables);
     const Error e = inspect::gather_report_stats(reader, selection, facts[i], part.stats);
