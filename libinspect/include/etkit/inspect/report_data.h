@@ -8,7 +8,7 @@
 // printers get them (`stats_report`, `dump_info`, `diff_table`, `compare_values`,
 // `values_table`), and embedded as `render(tables, Format::Json)` renders them: the page's numbers
 // are those of `stats --format json`, `diff --format json`, ... Beside them, computed here from the
-// joined trace:
+// trace, joined whole or a block at a time (`ReportFacts`, `report_timeline`):
 //   - `iterations`: per method, each measured complete iteration's time (the span of its host
 //     events, first start to last end) with p50 and p90 (`percentile`), in ns;
 //   - `timeline`: the spans of one iteration (`ReportOptions::iteration`, else the median one: the
