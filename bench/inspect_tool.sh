@@ -72,6 +72,9 @@ commands = [
     ("values", ["values", V], [V], "values"),
     ("compare A A", ["compare", V, V], [V, V], "values"),
     ("report", ["report", P, "-o", "{out}"], [P], "events"),
+    ("report A A", ["report", P, P, "-o", "{out}"], [P, P], "events"),
+    ("report (values dump)", ["report", V, "-o", "{out}"], [V], "events"),
+    ("report A A (values)", ["report", V, V, "-o", "{out}"], [V, V], "events"),
 ]
 
 def run(build_dir, args, out, keep=False):

@@ -2,7 +2,7 @@
 // trace, the event table (show), the Chrome trace (export), values with the debug-buffer join
 // (values; the input's own bytes serve as its debug buffer, so payload offsets land on data),
 // statistics read block by block (stats), every printer of the tables, and the streamed
-// writers of show, values, export, diff and compare.
+// writers of show, values, export, diff, compare and report (its JSON island).
 
 #include <string>
 #include <string_view>
@@ -14,6 +14,7 @@
 #include "etkit/inspect/diff.h"
 #include "etkit/inspect/event_selection.h"
 #include "etkit/inspect/event_table.h"
+#include "etkit/inspect/report_streamed.h"
 #include "etkit/inspect/stats_report.h"
 #include "etkit/inspect/table.h"
 #include "etkit/inspect/trace_reader.h"
@@ -51,6 +52,25 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     (void)diff_dumps(*reader, *again, EventSelection(), EventSelection(), DiffOptions());
     (void)write_compare({&*reader, &buffer, {}}, {&*again, &buffer, {}}, Tolerance(), {}, false,
                         Format::Table, {}, discard);
+    // The report of both, streamed (its facts, timeline, tables and comparison).
+    const ReportOptions page;
+    std::vector<ReportFacts> facts(2);
+    std::vector<ReportDumpPart> parts(2);
+    TraceReader* readers[] = {&*reader, &*again};
+    bool ok = true;
+    for (size_t i = 0; i < 2 && ok; ++i) {
+      parts[i].facts = &facts[i];
+      ok = gather_report_stats(*readers[i], EventSelection(), facts[i], parts[i].stats).ok();
+      gather_report_histograms(*readers[i], buffer, page, facts[i]);
+      parts[i].values = streamed_values_writer(*readers[i], buffer);
+      etkit::Result<ReportTimeline> timeline =
+          streamed_report_timeline(*readers[i], EventSelection(), facts[i], page);
+      if (timeline.ok()) parts[i].timeline = std::move(timeline).get();
+    }
+    etkit::Result<ReportComparisonPart> comparison = streamed_report_comparison(
+        *reader, *again, &buffer, &buffer, EventSelection(), EventSelection(), DiffOptions(),
+        Tolerance());
+    if (ok && comparison.ok()) (void)write_report_data(parts, &*comparison, page, discard);
   }
 
   StatsReportOptions options;

@@ -33,9 +33,14 @@ struct Counts {
 }  // namespace
 
 Result<DumpInfo> dump_info(const std::string& path) {
-  // One block joined at a time: the dump's events are never all in memory.
   ETKIT_ASSIGN_OR_RETURN(TraceReader reader, TraceReader::open(path));
+  return dump_info(reader);
+}
+
+Result<DumpInfo> dump_info(TraceReader& reader) {
+  // One block joined at a time: the dump's events are never all in memory.
   Trace trace = reader.skeleton();
+  const std::string path = trace.path;
   std::vector<Counts> counts(trace.blocks.size());
   int64_t num_events = 0;
   for (size_t b = 0; b < trace.blocks.size(); ++b) {
@@ -45,6 +50,12 @@ Result<DumpInfo> dump_info(const std::string& path) {
     c.values = summary.debug_events;
     c.payloads = static_cast<int64_t>(summary.payloads);
     if (summary.profile_events == 0) continue;
+    // Without delegate events every event is a host profile event: nothing to join.
+    if (!summary.delegate_events) {
+      c.profile = summary.profile_events;
+      num_events += summary.profile_events;
+      continue;
+    }
     reader.rejoin_block(b, trace);
     num_events += static_cast<int64_t>(trace.events.size());
     for (const TraceEvent& e : trace.events) {

@@ -1,5 +1,7 @@
 #include "etkit/inspect/html_report.h"
 
+#include <cstddef>
+
 namespace etkit::inspect {
 
 namespace {
@@ -186,21 +188,28 @@ void append_escaped_html(std::string& out, std::string_view text) {
 
 }  // namespace
 
+void write_script_json(std::string_view data,
+                       const std::function<void(std::string_view)>& write) {
+  // The runs between two '<' are handed on as they are.
+  size_t from = 0;
+  for (size_t at = data.find('<'); at != std::string_view::npos; at = data.find('<', from)) {
+    if (at > from) write(data.substr(from, at - from));
+    write("\\u003c");
+    from = at + 1;
+  }
+  if (from < data.size()) write(data.substr(from));
+}
+
 std::string escape_script_json(std::string_view data) {
   std::string out;
   out.reserve(data.size());
-  for (char c : data) {
-    if (c == '<') {
-      out += "\\u003c";
-    } else {
-      out += c;
-    }
-  }
+  write_script_json(data, [&](std::string_view piece) { out += piece; });
   return out;
 }
 
-std::string html_report_page(std::string_view title, std::string_view data) {
-  std::string out = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>";
+std::string html_report_head(std::string_view title) {
+  std::string out =
+      "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>";
   append_escaped_html(out, title);
   out += "</title>\n<style>";
   out += kStyle;
@@ -209,10 +218,20 @@ std::string html_report_page(std::string_view title, std::string_view data) {
   out += "</h1>\n<noscript>This report draws its sections with JavaScript; the data is in the "
          "etkit-data element.</noscript>\n<div id=\"report\"></div>\n"
          "<script type=\"application/json\" id=\"etkit-data\">\n";
-  out += escape_script_json(data);
-  out += "\n</script>\n<script>";
+  return out;
+}
+
+std::string html_report_tail() {
+  std::string out = "\n</script>\n<script>";
   out += kScript;
   out += "</script>\n</body>\n</html>\n";
+  return out;
+}
+
+std::string html_report_page(std::string_view title, std::string_view data) {
+  std::string out = html_report_head(title);
+  write_script_json(data, [&](std::string_view piece) { out += piece; });
+  out += html_report_tail();
   return out;
 }
 

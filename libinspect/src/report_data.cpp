@@ -5,14 +5,13 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <map>
-#include <span>
 #include <utility>
 
 #include "etkit/inspect/event_table.h"
 #include "etkit/inspect/operator_naming.h"
 #include "etkit/inspect/stats.h"
 #include "etkit/inspect/values.h"
+#include "json_compact.h"
 
 namespace etkit::inspect {
 
@@ -20,99 +19,26 @@ namespace {
 
 using json = nlohmann::ordered_json;
 
-// The tables exactly as `--format json` prints them: the same renderer, parsed back (numbers are
-// printed shortest-round-trip, so they parse to the same doubles).
-json tables_json(const std::vector<Table>& tables, const std::vector<std::string>& warnings) {
-  if (tables.empty()) return json(nullptr);
+// A piece of the document as the whole document's compact dump writes it (nlohmann's dump is
+// the same for a value alone and inside its parent).
+std::string text_of(const json& j) {
+  return j.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+// Tables as `--format json` prints them, compacted: what parsing that text and dumping it
+// compactly gave (numbers are printed shortest-round-trip, so they parse to the same doubles and
+// print the same again), or null for none.
+void write_tables(const std::vector<Table>& tables, const std::vector<std::string>& warnings,
+                  const ReportTextWriter& write) {
+  if (tables.empty()) {
+    write("null");
+    return;
+  }
   RenderOptions options;
   options.warnings = warnings;
-  return json::parse(render(tables, Format::Json, options));
-}
-
-struct Iteration {
-  uint32_t block = 0;
-  uint32_t iteration = 0;
-  double start_ns = 0, end_ns = 0;
-  double time_ns() const { return end_ns - start_ns; }
-};
-
-// Measured complete iterations of each method among the selected events, in block order.
-std::map<std::string, std::vector<Iteration>> iterations_of(const Trace& trace,
-                                                            const std::vector<size_t>& selected) {
-  std::map<uint32_t, Iteration> by_block;
-  for (size_t i : selected) {
-    const TraceEvent& e = trace.events[i];
-    const TraceBlock& b = trace.blocks[e.block];
-    if (b.load || b.warmup || b.incomplete || e.device) continue;
-    auto [it, added] = by_block.emplace(e.block, Iteration{e.block, b.iteration, e.start_ns,
-                                                           e.start_ns + e.duration_ns});
-    if (!added) {
-      it->second.start_ns = std::min(it->second.start_ns, e.start_ns);
-      it->second.end_ns = std::max(it->second.end_ns, e.start_ns + e.duration_ns);
-    }
-  }
-  std::map<std::string, std::vector<Iteration>> out;
-  for (const auto& [block, it] : by_block) out[trace.blocks[block].method].push_back(it);
-  return out;
-}
-
-json iterations_json(const std::map<std::string, std::vector<Iteration>>& methods) {
-  json out = json::array();
-  for (const auto& [method, its] : methods) {
-    std::vector<double> times;
-    for (const Iteration& it : its) times.push_back(it.time_ns());
-    std::vector<double> sorted = times;
-    std::sort(sorted.begin(), sorted.end());
-    double total = 0;
-    for (double t : times) total += t;
-    out.push_back({{"method", method},
-                   {"iterations", its.size()},
-                   {"total_ns", total},
-                   {"p50_ns", percentile(sorted, 50)},
-                   {"p90_ns", percentile(sorted, 90)},
-                   {"time_ns", times}});
-  }
-  return out;
-}
-
-// The timeline's iteration: the one asked for, else the lower median (ties by iteration).
-Result<Iteration> pick_iteration(const Trace& trace,
-                                 const std::map<std::string, std::vector<Iteration>>& methods,
-                                 const ReportOptions& options, std::string& method) {
-  method = options.method;
-  if (method.empty()) {
-    // The first method in block order.
-    uint32_t first = std::numeric_limits<uint32_t>::max();
-    for (const auto& [m, its] : methods) {
-      if (its.front().block < first) {
-        first = its.front().block;
-        method = m;
-      }
-    }
-  }
-  auto it = methods.find(method);
-  if (it == methods.end()) {
-    const std::string message = trace.path + ": no measured complete iteration" +
-                                (method.empty() ? std::string() : " of method '" + method + "'") +
-                                " to draw a timeline of";
-    return Error(ErrorCode::InvalidArgument, "%s", message.c_str());
-  }
-  const std::vector<Iteration>& its = it->second;
-  if (options.iteration >= 0) {
-    for (const Iteration& i : its) {
-      if (i.iteration == options.iteration) return i;
-    }
-    const std::string message = trace.path + ": method '" + method +
-                                "' has no measured complete iteration " +
-                                std::to_string(options.iteration) + " (it has " +
-                                std::to_string(its.size()) + ")";
-    return Error(ErrorCode::InvalidArgument, "%s", message.c_str());
-  }
-  std::vector<Iteration> sorted = its;
-  std::stable_sort(sorted.begin(), sorted.end(), [](const Iteration& a, const Iteration& b) {
-    return a.time_ns() != b.time_ns() ? a.time_ns() < b.time_ns() : a.iteration < b.iteration;
-  });
-  return sorted[(sorted.size() - 1) / 2];
+  detail::JsonCompactor compact(write);
+  render(tables, Format::Json, options, compact.writer());
+  compact.flush();
 }
 
 std::string track_of(const TraceEvent& e) {
@@ -130,13 +56,198 @@ json handles_json(const Trace& trace, const TraceEvent& e, const DebugMap* map, 
   return json(std::vector<uint32_t>(handles.begin(), handles.end()));
 }
 
-json timeline_json(const ReportDump& dump, const Iteration& iteration, const std::string& method,
-                   const ReportOptions& options, json& delegates) {
-  const Trace& trace = *dump.trace;
-  std::vector<size_t> events;
-  for (size_t i : dump.selected) {
-    if (trace.events[i].block == iteration.block) events.push_back(i);
+}  // namespace
+
+void ReportFacts::add_block(const Trace& trace, size_t b, std::span<const size_t> selected) {
+  const TraceBlock& block = trace.blocks[b];
+  if (block.load || block.warmup || block.incomplete) return;
+  // The iteration: first start to last end of the block's selected host events.
+  bool any = false;
+  Span span{static_cast<uint32_t>(b), block.iteration, 0, 0};
+  // The operators' times, each event added to its operator's total in event order and to the
+  // block's time, as the sums over the joined trace were made. Operators are found by their
+  // text's address (interned), then by the text.
+  struct Alias {
+    const char* op = nullptr;
+    size_t size = 0;
+    size_t slot = 0;
+  };
+  std::vector<Alias> aliases;
+  std::vector<std::pair<size_t, double>> slots;  // operator index, its time in the block
+  for (size_t i : selected) {
+    const TraceEvent& e = trace.events[i];
+    if (e.device) continue;
+    if (!any) {
+      span.start_ns = e.start_ns;
+      span.end_ns = e.start_ns + e.duration_ns;
+      any = true;
+    } else {
+      span.start_ns = std::min(span.start_ns, e.start_ns);
+      span.end_ns = std::max(span.end_ns, e.start_ns + e.duration_ns);
+    }
+    if (e.op.empty() || !is_instruction_event(e)) continue;
+    size_t k = 0;
+    while (k < aliases.size() && (aliases[k].op != e.op.data() || aliases[k].size != e.op.size())) {
+      ++k;
+    }
+    if (k == aliases.size()) {
+      const std::string key = block.method + ":" + std::string(e.op);
+      auto [it, added] = op_index_.emplace(key, ops_.size());
+      if (added) ops_.push_back(Op{key, {}, 0});
+      size_t slot = 0;
+      while (slot < slots.size() && slots[slot].first != it->second) ++slot;
+      if (slot == slots.size()) slots.emplace_back(it->second, 0.0);
+      aliases.push_back(Alias{e.op.data(), e.op.size(), slot});
+    }
+    std::pair<size_t, double>& slot = slots[aliases[k].slot];
+    slot.second += e.duration_ns;
+    ops_[slot.first].total += e.duration_ns;
   }
+  if (any) methods_[block.method].push_back(span);
+  for (const auto& [index, time] : slots) ops_[index].times.push_back(time);
+}
+
+void ReportFacts::add_histograms(const Trace& trace, const DebugBuffer& buffer,
+                                 const ReportOptions& options) {
+  for (const TraceValue& v : trace.values) {
+    if (histogram_count_ >= options.max_histograms) break;
+    if (v.kind != LoggedValue::Kind::Tensor && v.kind != LoggedValue::Kind::TensorList) continue;
+    Result<std::vector<double>> elements = value_elements(v, buffer);
+    if (!elements.ok()) continue;
+    double lo = std::numeric_limits<double>::infinity();
+    double hi = -lo;
+    for (double x : *elements) {
+      if (std::isfinite(x)) {
+        lo = std::min(lo, x);
+        hi = std::max(hi, x);
+      }
+    }
+    std::vector<uint64_t> bins(kHistogramBins, 0);
+    if (lo <= hi) {
+      const double width = (hi - lo) / static_cast<double>(kHistogramBins);
+      for (double x : *elements) {
+        if (!std::isfinite(x)) continue;
+        size_t k = width > 0 ? static_cast<size_t>((x - lo) / width) : 0;
+        bins[std::min(k, kHistogramBins - 1)] += 1;
+      }
+    }
+    if (histogram_count_ > 0) histograms_ += ',';
+    histograms_ += text_of({{"block", v.block},
+                            {"value", v.index},
+                            {"list_index", v.list_index},
+                            {"min", lo <= hi ? json(lo) : json(nullptr)},
+                            {"max", lo <= hi ? json(hi) : json(nullptr)},
+                            {"bins", bins}});
+    ++histogram_count_;
+  }
+}
+
+bool ReportFacts::histograms_full(const ReportOptions& options) const {
+  return histogram_count_ >= options.max_histograms;
+}
+
+Result<std::optional<ReportIteration>> ReportFacts::timeline_iteration(
+    const std::string& path, const ReportOptions& options) const {
+  // Nothing measured and nothing asked for: a page without a timeline, not an error.
+  if (methods_.empty() && options.iteration < 0 && options.method.empty()) {
+    return std::optional<ReportIteration>();
+  }
+  std::string method = options.method;
+  if (method.empty()) {
+    // The first method in block order.
+    uint32_t first = std::numeric_limits<uint32_t>::max();
+    for (const auto& [m, spans] : methods_) {
+      if (spans.front().block < first) {
+        first = spans.front().block;
+        method = m;
+      }
+    }
+  }
+  auto it = methods_.find(method);
+  if (it == methods_.end()) {
+    const std::string message = path + ": no measured complete iteration" +
+                                (method.empty() ? std::string() : " of method '" + method + "'") +
+                                " to draw a timeline of";
+    return Error(ErrorCode::InvalidArgument, "%s", message.c_str());
+  }
+  const std::vector<Span>& spans = it->second;
+  auto chosen = [&](const Span& s) {
+    return std::optional<ReportIteration>(
+        ReportIteration{method, s.block, s.iteration, s.start_ns, s.end_ns});
+  };
+  if (options.iteration >= 0) {
+    for (const Span& s : spans) {
+      if (s.iteration == options.iteration) return chosen(s);
+    }
+    const std::string message = path + ": method '" + method +
+                                "' has no measured complete iteration " +
+                                std::to_string(options.iteration) + " (it has " +
+                                std::to_string(spans.size()) + ")";
+    return Error(ErrorCode::InvalidArgument, "%s", message.c_str());
+  }
+  std::vector<Span> sorted = spans;
+  std::stable_sort(sorted.begin(), sorted.end(), [](const Span& a, const Span& b) {
+    const double ta = a.end_ns - a.start_ns, tb = b.end_ns - b.start_ns;
+    return ta != tb ? ta < tb : a.iteration < b.iteration;
+  });
+  return chosen(sorted[(sorted.size() - 1) / 2]);
+}
+
+std::string ReportFacts::iterations_json() const {
+  json out = json::array();
+  for (const auto& [method, spans] : methods_) {
+    std::vector<double> times;
+    for (const Span& s : spans) times.push_back(s.end_ns - s.start_ns);
+    std::vector<double> sorted = times;
+    std::sort(sorted.begin(), sorted.end());
+    double total = 0;
+    for (double t : times) total += t;
+    out.push_back({{"method", method},
+                   {"iterations", spans.size()},
+                   {"total_ns", total},
+                   {"p50_ns", percentile(sorted, 50)},
+                   {"p90_ns", percentile(sorted, 90)},
+                   {"time_ns", times}});
+  }
+  return text_of(out);
+}
+
+// Each operator's time per measured iteration: its instructions' outermost events summed.
+std::string ReportFacts::distribution_json(const ReportOptions& options) const {
+  // By key, then by total time (descending, stable).
+  std::vector<const Op*> order;
+  for (const auto& [key, index] : op_index_) order.push_back(&ops_[index]);
+  std::stable_sort(order.begin(), order.end(),
+                   [](const Op* a, const Op* b) { return a->total > b->total; });
+  if (order.size() > options.max_operators) order.resize(options.max_operators);
+  json out = json::array();
+  for (const Op* op : order) {
+    std::vector<double> samples = op->times;
+    const size_t n = samples.size();
+    bool sampled = false;
+    if (n > options.max_samples && options.max_samples >= 2) {
+      std::vector<double> kept;
+      for (size_t k = 0; k < options.max_samples; ++k) {
+        kept.push_back(samples[k * (n - 1) / (options.max_samples - 1)]);
+      }
+      samples = std::move(kept);
+      sampled = true;
+    }
+    const size_t colon = op->key.find(':');
+    out.push_back({{"method", op->key.substr(0, colon)},
+                   {"operator", op->key.substr(colon + 1)},
+                   {"iterations", n},
+                   {"total_ns", op->total},
+                   {"sampled", sampled},
+                   {"time_ns", std::move(samples)}});
+  }
+  return text_of(out);
+}
+
+ReportTimeline report_timeline(const Trace& trace, std::span<const size_t> selected,
+                               const DebugMap* map, const ReportIteration& iteration,
+                               const ReportOptions& options) {
+  std::vector<size_t> events(selected.begin(), selected.end());
   const size_t total = events.size();
   json omitted = json::array();
   if (events.size() > options.max_spans) {
@@ -160,11 +271,11 @@ json timeline_json(const ReportDump& dump, const Iteration& iteration, const std
   }
   // Spans as rows of a few columns: a large timeline stays small.
   json spans = json::array();
-  delegates = json::array();
+  json delegates = json::array();
   for (size_t i : events) {
     const TraceEvent& e = trace.events[i];
     json ops;
-    json handles = handles_json(trace, e, dump.map, ops);
+    json handles = handles_json(trace, e, map, ops);
     spans.push_back({e.start_ns - iteration.start_ns, e.duration_ns, e.self_ns, e.depth,
                      track_of(e), std::string(e.name), std::string(e.op), e.instruction, handles,
                      ops});
@@ -178,137 +289,133 @@ json timeline_json(const ReportDump& dump, const Iteration& iteration, const std
                            {"ops", ops}});
     }
   }
-  return {{"method", method},
-          {"iteration", iteration.iteration},
-          {"block", iteration.block},
-          {"time_ns", iteration.time_ns()},
-          {"spans_total", total},
-          {"spans_shown", events.size()},
-          {"columns", {"start_ns", "duration_ns", "self_ns", "depth", "track", "name", "op",
-                       "instruction", "debug_handles", "ops"}},
-          {"spans", std::move(spans)},
-          {"omitted", std::move(omitted)}};
+  const json timeline = {
+      {"method", iteration.method},
+      {"iteration", iteration.iteration},
+      {"block", iteration.block},
+      {"time_ns", iteration.end_ns - iteration.start_ns},
+      {"spans_total", total},
+      {"spans_shown", events.size()},
+      {"columns", {"start_ns", "duration_ns", "self_ns", "depth", "track", "name", "op",
+                   "instruction", "debug_handles", "ops"}},
+      {"spans", std::move(spans)},
+      {"omitted", std::move(omitted)}};
+  return ReportTimeline{text_of(timeline), text_of(delegates)};
 }
 
-// Each operator's time per measured iteration: its instructions' outermost events summed.
-json distribution_json(const Trace& trace, const std::vector<size_t>& selected,
-                       const ReportOptions& options) {
-  std::map<std::string, std::map<uint32_t, double>> per_op;  // op -> block -> time
-  std::map<std::string, double> totals;
-  for (size_t i : selected) {
-    const TraceEvent& e = trace.events[i];
-    const TraceBlock& b = trace.blocks[e.block];
-    if (b.load || b.warmup || b.incomplete || e.device || e.op.empty()) continue;
-    if (!is_instruction_event(e)) continue;
-    const std::string key = b.method + ":" + std::string(e.op);
-    per_op[key][e.block] += e.duration_ns;
-    totals[key] += e.duration_ns;
-  }
-  std::vector<std::pair<std::string, double>> order(totals.begin(), totals.end());
-  std::stable_sort(order.begin(), order.end(),
-                   [](const auto& a, const auto& b) { return a.second > b.second; });
-  if (order.size() > options.max_operators) order.resize(options.max_operators);
-  json out = json::array();
-  for (const auto& [key, total] : order) {
-    std::vector<double> samples;
-    for (const auto& [block, t] : per_op[key]) samples.push_back(t);
-    const size_t n = samples.size();
-    bool sampled = false;
-    if (n > options.max_samples && options.max_samples >= 2) {
-      std::vector<double> kept;
-      for (size_t k = 0; k < options.max_samples; ++k) {
-        kept.push_back(samples[k * (n - 1) / (options.max_samples - 1)]);
-      }
-      samples = std::move(kept);
-      sampled = true;
+Error write_report_data(const std::vector<ReportDumpPart>& dumps,
+                        const ReportComparisonPart* comparison, const ReportOptions& options,
+                        const ReportTextWriter& write) {
+  write("{\"etkit_report\":1,\"limits\":");
+  write(text_of({{"max_spans", options.max_spans},
+                 {"max_operators", options.max_operators},
+                 {"max_samples", options.max_samples},
+                 {"max_histograms", options.max_histograms}}));
+  write(",\"dumps\":[");
+  for (size_t i = 0; i < dumps.size(); ++i) {
+    const ReportDumpPart& d = dumps[i];
+    write(i == 0 ? "{\"path\":" : ",{\"path\":");
+    write(text_of(d.path));
+    write(",\"info\":");
+    write_tables(d.info, {}, write);
+    write(",\"iterations\":");
+    write(d.facts->iterations_json());
+    write(",\"stats\":");
+    write_tables(d.stats, d.warnings, write);
+    write(",\"timeline\":");
+    write(d.timeline.timeline);
+    write(",\"distribution\":");
+    write(d.facts->distribution_json(options));
+    write(",\"delegates\":");
+    write(d.timeline.delegates);
+    write(",\"values\":");
+    if (d.values) {
+      detail::JsonCompactor compact(write);
+      const Error e = d.values(compact.writer());
+      compact.flush();
+      if (!e.ok()) return e;
+    } else {
+      write("null");
     }
-    const size_t colon = key.find(':');
-    out.push_back({{"method", key.substr(0, colon)},
-                   {"operator", key.substr(colon + 1)},
-                   {"iterations", n},
-                   {"total_ns", total},
-                   {"sampled", sampled},
-                   {"time_ns", std::move(samples)}});
+    write(",\"histograms\":");
+    write(d.facts->histograms_json());
+    write("}");
   }
-  return out;
+  write("]");
+  if (comparison != nullptr) {
+    write(",\"comparison\":{\"diff\":");
+    write_tables(comparison->diff, {}, write);
+    write(",\"diff_verdict\":");
+    write(text_of(comparison->diff_verdict));
+    write(",\"compare\":");
+    std::string verdict;
+    if (comparison->compare) {
+      detail::JsonCompactor compact(write);
+      Result<std::string> v = comparison->compare(compact.writer());
+      compact.flush();
+      if (!v.ok()) return v.error();
+      verdict = std::move(v).get();
+    } else {
+      write("null");
+    }
+    write(",\"compare_verdict\":");
+    write(text_of(verdict));
+    write("}");
+  }
+  write("}");
+  return Error();
 }
-
-json histograms_json(const ReportDump& dump, const ReportOptions& options) {
-  json out = json::array();
-  if (dump.buffer == nullptr) return out;
-  for (const TraceValue& v : dump.trace->values) {
-    if (out.size() >= options.max_histograms) break;
-    if (v.kind != LoggedValue::Kind::Tensor && v.kind != LoggedValue::Kind::TensorList) continue;
-    Result<std::vector<double>> elements = value_elements(v, *dump.buffer);
-    if (!elements.ok()) continue;
-    double lo = std::numeric_limits<double>::infinity();
-    double hi = -lo;
-    for (double x : *elements) {
-      if (std::isfinite(x)) {
-        lo = std::min(lo, x);
-        hi = std::max(hi, x);
-      }
-    }
-    std::vector<uint64_t> bins(kHistogramBins, 0);
-    if (lo <= hi) {
-      const double width = (hi - lo) / static_cast<double>(kHistogramBins);
-      for (double x : *elements) {
-        if (!std::isfinite(x)) continue;
-        size_t k = width > 0 ? static_cast<size_t>((x - lo) / width) : 0;
-        bins[std::min(k, kHistogramBins - 1)] += 1;
-      }
-    }
-    out.push_back({{"block", v.block},
-                   {"value", v.index},
-                   {"list_index", v.list_index},
-                   {"min", lo <= hi ? json(lo) : json(nullptr)},
-                   {"max", lo <= hi ? json(hi) : json(nullptr)},
-                   {"bins", bins}});
-  }
-  return out;
-}
-
-}  // namespace
 
 Result<std::string> report_data_json(const std::vector<ReportDump>& dumps,
                                      const ReportComparison* comparison,
                                      const ReportOptions& options) {
-  json out;
-  out["etkit_report"] = 1;
-  out["limits"] = {{"max_spans", options.max_spans},
-                   {"max_operators", options.max_operators},
-                   {"max_samples", options.max_samples},
-                   {"max_histograms", options.max_histograms}};
-  json list = json::array();
-  for (const ReportDump& dump : dumps) {
-    const auto methods = iterations_of(*dump.trace, dump.selected);
-    std::string method;
-    json delegates = json::array();
-    json timeline(nullptr);
-    // Nothing measured and nothing asked for: a page without a timeline, not an error.
-    if (!methods.empty() || options.iteration >= 0 || !options.method.empty()) {
-      Result<Iteration> iteration = pick_iteration(*dump.trace, methods, options, method);
-      if (!iteration.ok()) return iteration.error();
-      timeline = timeline_json(dump, *iteration, method, options, delegates);
+  std::vector<ReportFacts> facts(dumps.size());
+  std::vector<ReportDumpPart> parts(dumps.size());
+  for (size_t k = 0; k < dumps.size(); ++k) {
+    const ReportDump& dump = dumps[k];
+    const Trace& trace = *dump.trace;
+    // The selected events of each block, in their order.
+    std::vector<std::vector<size_t>> by_block(trace.blocks.size());
+    for (size_t i : dump.selected) by_block[trace.events[i].block].push_back(i);
+    for (size_t b = 0; b < by_block.size(); ++b) facts[k].add_block(trace, b, by_block[b]);
+    if (dump.buffer != nullptr) facts[k].add_histograms(trace, *dump.buffer, options);
+    ReportDumpPart& part = parts[k];
+    Result<std::optional<ReportIteration>> iteration =
+        facts[k].timeline_iteration(trace.path, options);
+    if (!iteration.ok()) return iteration.error();
+    if (*iteration) {
+      part.timeline =
+          report_timeline(trace, by_block[(*iteration)->block], dump.map, **iteration, options);
     }
-    list.push_back({{"path", dump.trace->path},
-                    {"info", tables_json(dump.info, {})},
-                    {"iterations", iterations_json(methods)},
-                    {"stats", tables_json(dump.stats, dump.warnings)},
-                    {"timeline", std::move(timeline)},
-                    {"distribution", distribution_json(*dump.trace, dump.selected, options)},
-                    {"delegates", std::move(delegates)},
-                    {"values", tables_json(dump.values, {})},
-                    {"histograms", histograms_json(dump, options)}});
+    part.path = trace.path;
+    part.info = dump.info;
+    part.stats = dump.stats;
+    part.warnings = dump.warnings;
+    part.facts = &facts[k];
+    if (!dump.values.empty()) {
+      part.values = [&dump](const ReportTextWriter& write) {
+        render(dump.values, Format::Json, RenderOptions(), write);
+        return Error();
+      };
+    }
   }
-  out["dumps"] = std::move(list);
+  std::optional<ReportComparisonPart> compared;
   if (comparison != nullptr) {
-    out["comparison"] = {{"diff", tables_json(comparison->diff, {})},
-                         {"diff_verdict", comparison->diff_verdict},
-                         {"compare", tables_json(comparison->compare, {})},
-                         {"compare_verdict", comparison->compare_verdict}};
+    compared.emplace();
+    compared->diff = comparison->diff;
+    compared->diff_verdict = comparison->diff_verdict;
+    if (!comparison->compare.empty()) {
+      compared->compare = [comparison](const ReportTextWriter& write) -> Result<std::string> {
+        render(comparison->compare, Format::Json, RenderOptions(), write);
+        return comparison->compare_verdict;
+      };
+    }
   }
-  return out.dump(-1, ' ', false, json::error_handler_t::replace);
+  std::string out;
+  const Error e = write_report_data(parts, compared ? &*compared : nullptr, options,
+                                    [&](std::string_view piece) { out += piece; });
+  if (!e.ok()) return e;
+  return out;
 }
 
 }  // namespace etkit::inspect

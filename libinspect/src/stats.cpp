@@ -347,7 +347,8 @@ std::vector<GroupStats> StatsAccumulator::finish(SortKey sort) {
 
 Error accumulate_stats(TraceReader& reader, EventSelector* selector, OperatorNamer* namer,
                        StatsAccumulator& by, StatsAccumulator* ops,
-                       CounterAccumulator* counters, const MethodMap* methods) {
+                       CounterAccumulator* counters, const MethodMap* methods,
+                       const SelectedBlockVisitor& visit) {
   Trace trace = reader.skeleton();
   std::vector<size_t> selected;
   for (size_t b = 0; b < trace.blocks.size(); ++b) {
@@ -358,6 +359,7 @@ Error accumulate_stats(TraceReader& reader, EventSelector* selector, OperatorNam
     if (!use) continue;
     selected.clear();
     selector->select_block(trace, b, selected);
+    if (visit) visit(trace, b, selected);
     // Counted under the method's name in the map, once named and selected by its own.
     std::string own;
     if (methods != nullptr) {

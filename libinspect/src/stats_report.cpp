@@ -8,7 +8,8 @@
 namespace etkit::inspect {
 
 Error gather_dump_stats(TraceReader& reader, EventSelector* selector, const Program* program,
-                        const StatsReportOptions& options, DumpStats& out) {
+                        const StatsReportOptions& options, DumpStats& out,
+                        const SelectedBlockVisitor& visit) {
   std::optional<OperatorNamer> namer;
   if (program != nullptr || options.map != nullptr) namer.emplace(program, options.map);
   out.by = std::make_unique<StatsAccumulator>(options.by, options.pooled, options.map);
@@ -19,7 +20,7 @@ Error gather_dump_stats(TraceReader& reader, EventSelector* selector, const Prog
   out.counters = std::make_unique<CounterAccumulator>(options.by == GroupBy::Instruction);
   // With a namer every block is named, as a whole load would, to report a mismatch.
   return accumulate_stats(reader, selector, namer ? &*namer : nullptr, *out.by, out.ops.get(),
-                          out.counters.get(), options.methods);
+                          out.counters.get(), options.methods, visit);
 }
 
 namespace {

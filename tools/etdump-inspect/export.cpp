@@ -2,12 +2,6 @@
 // UI and chrome://tracing, or folded stacks for flame-graph tools; `export --format sqlite -o DB
 // DUMP...` (export_sqlite.cpp): many dumps into one SQLite database.
 
-#include <fcntl.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
 #include <memory>
 #include <optional>
 #include <span>
@@ -21,67 +15,6 @@
 namespace etkit::tools {
 
 namespace {
-
-// The export written in pieces as it is made, to stdout or, as `write_output` writes a whole
-// text, to a temporary name beside the file that is renamed into place once complete (the same
-// messages). After the first error nothing more is written.
-class StreamedOutput {
- public:
-  explicit StreamedOutput(const std::string& path) : path_(path) {
-    if (path_ == "-") return;
-    tmp_ = path_ + ".tmp-" + std::to_string(::getpid());
-    const int fd = ::open(tmp_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0) {
-      fail(errno);
-      return;
-    }
-    file_ = ::fdopen(fd, "wb");
-    if (file_ == nullptr) {
-      fail(errno);
-      ::close(fd);
-    }
-  }
-  ~StreamedOutput() {
-    if (file_ != nullptr) std::fclose(file_);
-    if (!tmp_.empty() && !done_) ::unlink(tmp_.c_str());
-  }
-  void write(std::string_view text) {
-    if (!error_.ok()) return;
-    FILE* out = path_ == "-" ? stdout : file_;
-    if (std::fwrite(text.data(), 1, text.size(), out) != text.size()) fail(errno);
-  }
-  // Completes the file (or flushes stdout); the first error met.
-  Error finish() {
-    if (path_ == "-") {
-      if (error_.ok() && std::fflush(stdout) != 0) fail(errno);
-      return error_;
-    }
-    if (file_ != nullptr) {
-      const int closed = std::fclose(file_);
-      file_ = nullptr;
-      if (closed != 0) fail(errno);
-    }
-    if (!error_.ok()) return error_;
-    if (::rename(tmp_.c_str(), path_.c_str()) != 0) {
-      return Error(ErrorCode::AccessFailed, "%s: cannot rename into place: %s", path_.c_str(),
-                   std::strerror(errno));
-    }
-    done_ = true;
-    return Error();
-  }
-
- private:
-  void fail(int err) {
-    if (!error_.ok()) return;
-    error_ = Error(ErrorCode::AccessFailed, "%s: cannot write: %s",
-                   path_ == "-" ? "stdout" : path_.c_str(), std::strerror(err != 0 ? err : EIO));
-  }
-  std::string path_;
-  std::string tmp_;
-  FILE* file_ = nullptr;
-  bool done_ = false;
-  Error error_;
-};
 
 // chrome and folded without --program and --debug-map: each block is joined, written (chrome) or
 // folded into the stacks (folded) and dropped; the trace is never held whole (DESIGN.md section

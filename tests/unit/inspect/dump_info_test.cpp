@@ -11,7 +11,9 @@
 #include "etkit/devtools/clock.h"
 #include "etkit/devtools/etdump_writer.h"
 #include "etkit/host/file_util.h"
+#include "etkit/inspect/trace_reader.h"
 #include "inspect_test_util.h"
+#include "streamed_dumps.h"
 
 namespace etkit::inspect {
 namespace {
@@ -104,6 +106,45 @@ TEST_CASE("dump info: a missing file is an error naming it") {
   Result<DumpInfo> info = dump_info("/no/such.etdump");
   REQUIRE_FALSE(info.ok());
   CHECK(std::string(info.error().message()).rfind("/no/such.etdump: ", 0) == 0);
+}
+
+TEST_CASE("dump info: the event counts of every fixture dump are those of its joined trace") {
+  // Blocks without delegate events are counted from their summaries, the others joined.
+  for (const std::string& path : test::fixture_dumps()) {
+    CAPTURE(path);
+    Result<Trace> trace = load_trace(path);
+    REQUIRE(trace.ok());
+    int64_t profile = 0, delegate = 0, device = 0;
+    for (const TraceEvent& e : trace->events) {
+      if (e.device) {
+        ++device;
+      } else if (e.delegate) {
+        ++delegate;
+      } else {
+        ++profile;
+      }
+    }
+    Result<TraceReader> reader = TraceReader::open(path);
+    REQUIRE(reader.ok());
+    Result<DumpInfo> info = dump_info(*reader);
+    REQUIRE(info.ok());
+    Result<DumpInfo> by_path = dump_info(path);
+    REQUIRE(by_path.ok());
+    CHECK(render(info->tables, Format::Json) == render(by_path->tables, Format::Json));
+    const Table& blocks = info->tables[1];
+    REQUIRE(blocks.name == "blocks");
+    int64_t sums[3] = {0, 0, 0};
+    const char* names[3] = {"profile", "delegate", "device"};
+    for (size_t c = 0; c < blocks.columns.size(); ++c) {
+      for (size_t k = 0; k < 3; ++k) {
+        if (blocks.columns[c].name != names[k]) continue;
+        for (const auto& row : blocks.rows) sums[k] += std::get<int64_t>(row[c]);
+      }
+    }
+    CHECK(sums[0] == profile);
+    CHECK(sums[1] == delegate);
+    CHECK(sums[2] == device);
+  }
 }
 
 }  // namespace

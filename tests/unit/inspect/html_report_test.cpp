@@ -31,5 +31,18 @@ TEST_CASE("html report: one offline page holding the island, the title escaped")
   CHECK(page.find("@import") == std::string::npos);
 }
 
+TEST_CASE("html report: the page written in pieces is the page") {
+  const std::string data = R"({"a": "<b>", "c": ["<", "<<x<"], "d": "</script>"})";
+  std::string page = html_report_head("t<");
+  // The island cut at every place: the escape never depends on the pieces.
+  for (size_t k = 0; k < data.size(); ++k) {
+    write_script_json(std::string_view(data).substr(k, 1),
+                      [&](std::string_view piece) { page += piece; });
+  }
+  page += html_report_tail();
+  CHECK(page == html_report_page("t<", data));
+  CHECK(escape_script_json(data).find('<') == std::string::npos);
+}
+
 }  // namespace
 }  // namespace etkit::inspect

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "etkit/inspect/table.h"
+#include "etkit/inspect/trace_reader.h"
 #include "etkit/runtime/result.h"
 
 namespace etkit::inspect {
@@ -31,5 +32,8 @@ struct DumpInfo {
   std::vector<std::string> warnings;  ///< `trace_warnings` of the dump (without the path).
 };
 Result<DumpInfo> dump_info(const std::string& path);
+/// The same for the dump `reader` has opened (named by its path); it cannot fail after the open,
+/// and reads only the blocks that have delegate events.
+Result<DumpInfo> dump_info(TraceReader& reader);
 
 }  // namespace etkit::inspect

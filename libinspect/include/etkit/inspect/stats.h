@@ -24,6 +24,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <string_view>
@@ -175,10 +176,15 @@ class StatsAccumulator {
 /// `namer`, every block is joined and named first, as `name_operators` names a whole trace, and
 /// its errors are returned; a null `selector` selects nothing (only naming is checked). With
 /// `methods`, events are counted under the method names it gives their blocks (method_map.h),
-/// after naming and selection by the blocks' own names.
+/// after naming and selection by the blocks' own names. `visit`, when given, is called with each
+/// selected block once it is joined, named and selected (its own method name): a caller that
+/// gathers more from the same blocks reads the dump once.
+using SelectedBlockVisitor =
+    std::function<void(const Trace& trace, size_t b, const std::vector<size_t>& selected)>;
 Error accumulate_stats(TraceReader& reader, EventSelector* selector, OperatorNamer* namer,
                        StatsAccumulator& by, StatsAccumulator* ops,
-                       CounterAccumulator* counters = nullptr, const MethodMap* methods = nullptr);
+                       CounterAccumulator* counters = nullptr, const MethodMap* methods = nullptr,
+                       const SelectedBlockVisitor& visit = {});
 
 /// Linear-interpolation percentile `p` (0..100) of `sorted` (ascending, non-empty).
 double percentile(const std::vector<double>& sorted, double p);

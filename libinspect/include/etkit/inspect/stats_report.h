@@ -46,9 +46,11 @@ struct DumpStats {
 /// Gathers the dump of `reader` into `out` (its accumulators made here): the events `selector`
 /// selects (null: none, only naming is checked), operators named from `program` and then
 /// `options.map` when given (either may be null). The profiler counters come from the same pass:
-/// the dump is read once. Errors: those of `accumulate_stats` (operator naming).
+/// the dump is read once; so can the caller's `visit` (`accumulate_stats`). Errors: those of
+/// `accumulate_stats` (operator naming).
 Error gather_dump_stats(TraceReader& reader, EventSelector* selector, const Program* program,
-                        const StatsReportOptions& options, DumpStats& out);
+                        const StatsReportOptions& options, DumpStats& out,
+                        const SelectedBlockVisitor& visit = {});
 
 /// The report's tables over `dumps` (gathered with the same `options`), in dump order, then
 /// pooled when `options.pooled` (each dump's accumulators are merged after being finished).
