@@ -1,8 +1,9 @@
 #include "etkit/inspect/event_table.h"
 #include "etkit/inspect/operator_naming.h"
 
+#include <algorithm>
+#include <charconv>
 #include <functional>
-#include <map>
 
 #include "etkit/host/shape_text.h"
 #include "etkit/inspect/op_shapes.h"
@@ -22,19 +23,72 @@ bool is_instruction_event(const TraceEvent& e) {
 
 namespace {
 
-// The indices of the values logged at (block, instruction, delegate id), as "0,1".
-using Place = std::tuple<uint32_t, int32_t, std::string_view>;
-
-std::map<Place, IntList> values_by_place(const Trace& trace) {
-  std::map<Place, IntList> out;
-  for (const TraceValue& v : trace.values) {
-    if (v.instruction < 0 || v.list_index > 0) continue;  // a list is one value
-    IntList& cell = out[Place{v.block, v.instruction, v.delegate_id}];
-    cell.text += (cell.text.empty() ? "" : ",") + std::to_string(v.index);
-    cell.items.push_back(static_cast<int64_t>(v.index));
+// The indices of the values logged at each place (block, instruction, delegate id), as "0,1"
+// and as items, in order of logging: value positions sorted by place, then grouped. Built again
+// for each streamed block in vectors that keep their capacity, so that the steady state
+// allocates nothing; a std::map of strings per block had been most of `show`'s time on a dump
+// with values.
+class LoggedValues {
+ public:
+  void index(const Trace& trace) {
+    keys_.clear();
+    groups_.clear();
+    items_.clear();
+    text_.clear();
+    for (size_t k = 0; k < trace.values.size(); ++k) {
+      const TraceValue& v = trace.values[k];
+      if (v.instruction < 0 || v.list_index > 0) continue;  // a list is one value
+      keys_.push_back(k);
+    }
+    auto place = [&](size_t k) {
+      const TraceValue& v = trace.values[k];
+      return std::tuple{v.block, v.instruction, std::string_view(v.delegate_id)};
+    };
+    std::sort(keys_.begin(), keys_.end(), [&](size_t a, size_t b) {
+      const auto pa = place(a);
+      const auto pb = place(b);
+      return pa != pb ? pa < pb : a < b;
+    });
+    for (size_t j = 0; j < keys_.size(); ++j) {
+      const TraceValue& v = trace.values[keys_[j]];
+      if (j == 0 || place(keys_[j - 1]) != place(keys_[j])) {
+        groups_.push_back({place(keys_[j]), items_.size(), items_.size(), text_.size(),
+                           text_.size()});
+      } else {
+        text_ += ',';
+      }
+      char buf[16];
+      const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v.index);
+      text_.append(buf, end);
+      items_.push_back(static_cast<int64_t>(v.index));
+      groups_.back().items_end = items_.size();
+      groups_.back().text_end = text_.size();
+    }
   }
-  return out;
-}
+
+  /// The list cell of the values logged at the place, empty when none; a view of this index.
+  CellRef find(uint32_t block, int32_t instruction, std::string_view delegate) const {
+    const Place key{block, instruction, delegate};
+    auto it = std::lower_bound(groups_.begin(), groups_.end(), key,
+                               [](const Group& g, const Place& k) { return g.place < k; });
+    if (it == groups_.end() || it->place != key) return CellRef::empty();
+    return {CellRef::Kind::List, 0, 0,
+            std::string_view(text_).substr(it->text_begin, it->text_end - it->text_begin),
+            std::span<const int64_t>(items_).subspan(it->items_begin,
+                                                     it->items_end - it->items_begin)};
+  }
+
+ private:
+  using Place = std::tuple<uint32_t, int32_t, std::string_view>;
+  struct Group {
+    Place place;
+    size_t items_begin, items_end, text_begin, text_end;
+  };
+  std::vector<size_t> keys_;
+  std::vector<Group> groups_;
+  std::vector<int64_t> items_;
+  std::string text_;
+};
 
 bool has_args(const DebugMap& map) {
   for (const auto& [name, m] : map.methods) {
@@ -151,7 +205,7 @@ EventColumns event_columns(const std::string& path, bool has_values, TimeUnit un
 // The row of event `e` of `trace` into `row` (cleared first).
 void event_row(const Trace& trace, const TraceEvent& e, const EventColumns& cols, TimeUnit unit,
                const DebugMap* map, const MetadataLayout* layout,
-               const std::map<Place, IntList>& logged, std::vector<Cell>& row) {
+               const LoggedValues& logged, std::vector<Cell>& row) {
   const TraceBlock& b = trace.blocks[e.block];
   row.clear();
   row.emplace_back(static_cast<int64_t>(e.block));
@@ -186,8 +240,11 @@ void event_row(const Trace& trace, const TraceEvent& e, const EventColumns& cols
   if (cols.with_values) {
     Cell cell;
     if (e.delegate || is_instruction_event(e)) {
-      auto it = logged.find(Place{e.block, e.instruction, e.delegate ? e.delegate_id : ""});
-      if (it != logged.end()) cell = it->second;
+      const CellRef found =
+          logged.find(e.block, e.instruction, e.delegate ? e.delegate_id : "");
+      if (found.kind == CellRef::Kind::List) {
+        cell = IntList{{found.items.begin(), found.items.end()}, std::string(found.text)};
+      }
     }
     row.push_back(std::move(cell));
   }
@@ -206,7 +263,7 @@ void event_row(const Trace& trace, const TraceEvent& e, const EventColumns& cols
 // `logged`, and of `decoded`, which holds the metadata's cells): no string is copied.
 void event_row_refs(const Trace& trace, const TraceEvent& e, const EventColumns& cols,
                     TimeUnit unit, const MetadataLayout* layout,
-                    const std::map<Place, IntList>& logged, std::vector<Cell>& decoded,
+                    const LoggedValues& logged, std::vector<Cell>& decoded,
                     std::vector<CellRef>& row) {
   const TraceBlock& b = trace.blocks[e.block];
   if (layout != nullptr) {
@@ -227,8 +284,7 @@ void event_row_refs(const Trace& trace, const TraceEvent& e, const EventColumns&
   if (cols.with_values) {
     CellRef cell;
     if (e.delegate || is_instruction_event(e)) {
-      auto it = logged.find(Place{e.block, e.instruction, e.delegate ? e.delegate_id : ""});
-      if (it != logged.end()) cell = CellRef::list(it->second);
+      cell = logged.find(e.block, e.instruction, e.delegate ? e.delegate_id : "");
     }
     *r++ = cell;
   }
@@ -244,8 +300,8 @@ void event_row_refs(const Trace& trace, const TraceEvent& e, const EventColumns&
 Table event_table(const Trace& trace, const std::vector<size_t>& selected, TimeUnit unit,
                   const DebugMap* map, const MetadataLayout* layout) {
   EventColumns cols = event_columns(trace.path, !trace.values.empty(), unit, map, layout);
-  std::map<Place, IntList> logged;
-  if (cols.with_values) logged = values_by_place(trace);
+  LoggedValues logged;
+  if (cols.with_values) logged.index(trace);
   Table t = std::move(cols.head);
   cols.head = Table();
   t.rows.reserve(selected.size());
@@ -277,11 +333,11 @@ Error write_event_table(TraceReader& reader, const EventSelection& selection, Ti
   std::vector<CellRef> row;
   row.reserve(cols.head.columns.size());
   std::vector<Cell> decoded;
+  LoggedValues logged;
   auto rows = [&](const RowRefVisitor& visit) {
     // One block at a time: events, values and their indices are the block's own.
     for_each_selected_block(reader, selector, trace, selected, [&](size_t) {
-      std::map<Place, IntList> logged;
-      if (cols.with_values) logged = values_by_place(trace);
+      if (cols.with_values) logged.index(trace);
       for (size_t i : selected) {
         event_row_refs(trace, trace.events[i], cols, unit, layout, logged, decoded, row);
         visit(row);
