@@ -435,7 +435,10 @@ class StreamedCompare {
     for (size_t i = 0; i < ta_.blocks.size(); ++i) {
       const size_t g = group_a_[i];
       if (g == kNoGroup) continue;
+      // One block of each side resident at a time: a joined block holds copies of what it
+      // needs from the dump, and a payload is read only while its row is judged.
       a_.reader->rejoin_block(i, ta_);
+      a_.reader->release_pages();
       if (!ta_.values.empty() && cached_ != g && !b_members_[g].empty()) join_group(g);
       const TraceBlock& block = ta_.blocks[i];
       // While A's places are B's, in order, from the start of the group, the n-th value of
@@ -465,6 +468,8 @@ class StreamedCompare {
         visit(row_);
       }
       maker_.counts.values_a += ta_.values.size();
+      a_.buffer->release_pages();
+      b_.buffer->release_pages();
       if (i == last_a_[g]) seen[g] = {};
     }
     // B's values nothing matched. A group whose values all matched is not joined again.
@@ -485,6 +490,7 @@ class StreamedCompare {
         continue;
       }
       b_.reader->rejoin_block(j, tb_);
+      b_.reader->release_pages();
       const TraceBlock& block = tb_.blocks[j];
       const std::string& method = method_in_a(methods_, block.method);
       if (seen[g].empty()) seen[g].reserve(tb_.values.size());
@@ -522,6 +528,7 @@ class StreamedCompare {
       }
       for (size_t p = 0; p < n; ++p) position_.push_back(p);
     }
+    b_.reader->release_pages();
     indexed_ = false;
     cached_ = g;
   }

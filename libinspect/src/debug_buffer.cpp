@@ -23,11 +23,20 @@ T load(const uint8_t* p) {
 Result<DebugBuffer> DebugBuffer::open(const std::string& path) {
   Result<FileDataLoader> loader = FileDataLoader::open(path);
   if (!loader.ok()) return loader.error().with_context("%s", path.c_str());
-  return from_bytes(loader->data());
+  // Mapped, not copied: only the payloads read are resident, and can be given back.
+  auto file = std::make_shared<const FileDataLoader>(std::move(loader).get());
+  const std::span<const uint8_t> bytes = file->data();
+  return DebugBuffer(std::move(file), bytes, true);
 }
 
 DebugBuffer DebugBuffer::from_bytes(std::span<const uint8_t> bytes) {
-  return DebugBuffer(std::vector<uint8_t>(bytes.begin(), bytes.end()));
+  auto copy = std::make_shared<const std::vector<uint8_t>>(bytes.begin(), bytes.end());
+  const std::span<const uint8_t> view(*copy);
+  return DebugBuffer(std::move(copy), view, false);
+}
+
+void DebugBuffer::release_pages() const {
+  if (mapped_) static_cast<const FileDataLoader*>(owner_.get())->release_pages();
 }
 
 Result<std::span<const uint8_t>> DebugBuffer::tensor_bytes(const TensorMeta& tensor) const {

@@ -147,10 +147,14 @@ int compare_streamed(const CompareOptions& options, const inspect::MethodMap& me
   int code = kExitOk;
   std::vector<uint8_t> stdin_bytes;
   if (!read_stdin_once(options.dumps, stdin_bytes, code)) return code;
+  // Each dump's pages are given back once it is opened (checked), and `write_compare` keeps
+  // only a block of each resident, so the two dumps are not both resident.
   Result<inspect::TraceReader> reader_a = open_dump(options.dumps[0], stdin_bytes);
   if (!reader_a.ok()) return report(kEtdumpInspect, reader_a.error());
+  reader_a->release_pages();
   Result<inspect::TraceReader> reader_b = open_dump(options.dumps[1], stdin_bytes);
   if (!reader_b.ok()) return report(kEtdumpInspect, reader_b.error());
+  reader_b->release_pages();
   const inspect::Trace skeleton_a = reader_a->skeleton();
   const inspect::Trace skeleton_b = reader_b->skeleton();
   if (const Error e = inspect::check_method_map(methods, skeleton_a, skeleton_b); !e.ok()) {

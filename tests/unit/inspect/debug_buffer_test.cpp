@@ -83,6 +83,22 @@ TEST_CASE("etdump reader: DebugBuffer::open reads a file or names it") {
   CHECK(std::string(r.error().message()).rfind(missing + ": cannot open", 0) == 0);
 }
 
+TEST_CASE("etdump reader: DebugBuffer keeps its bytes through release_pages and copies") {
+  const std::string path = test::fixture_path("real/generated/et-add.intermediate.debug.bin");
+  Result<DebugBuffer> mapped = DebugBuffer::open(path);
+  REQUIRE(mapped.ok());
+  const std::vector<uint8_t> before(mapped->bytes().begin(), mapped->bytes().end());
+  const DebugBuffer copy = *mapped;  // shares the mapping
+  mapped->release_pages();
+  CHECK(std::vector<uint8_t>(mapped->bytes().begin(), mapped->bytes().end()) == before);
+  CHECK(copy.bytes().data() == mapped->bytes().data());
+  *mapped = DebugBuffer();  // the copy keeps the mapping alive
+  CHECK(std::vector<uint8_t>(copy.bytes().begin(), copy.bytes().end()) == before);
+  const DebugBuffer held = DebugBuffer::from_bytes(before);
+  held.release_pages();  // no effect on a copied buffer
+  CHECK(std::vector<uint8_t>(held.bytes().begin(), held.bytes().end()) == before);
+}
+
 template <typename T>
 double convert(ScalarType type, T value) {
   uint8_t bytes[sizeof(T)];

@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <utility>
@@ -21,14 +22,16 @@
 
 namespace etkit::inspect {
 
-/// The bytes of one debug buffer, owned (copied from the file or the caller's memory).
-/// Copyable and movable; const member functions are safe to call from several threads.
+/// The bytes of one debug buffer: the file mapped read-only (`open`), or a copy of the caller's
+/// memory. Copies share the bytes, which never change; copyable and movable; const member
+/// functions are safe to call from several threads.
 class DebugBuffer {
  public:
   /// An empty buffer (every payload is outside it).
   DebugBuffer() = default;
 
-  /// Reads the whole file at `path`. Errors: `AccessFailed` ("PATH: cannot open: ...").
+  /// Maps the file at `path` (FileDataLoader). Errors: `AccessFailed` ("PATH: cannot open:
+  /// ...").
   static Result<DebugBuffer> open(const std::string& path);
   /// Copies `bytes`.
   static DebugBuffer from_bytes(std::span<const uint8_t> bytes);
@@ -44,9 +47,18 @@ class DebugBuffer {
   std::span<const uint8_t> bytes() const { return bytes_; }
   size_t size() const { return bytes_.size(); }
 
+  /// Gives the resident pages of a mapped buffer back (`FileDataLoader::release_pages`): they
+  /// are mapped again when next read, and spans into the buffer stay valid. For readers that
+  /// read several buffers (or dumps) in turn and want one at a time resident (`write_compare`).
+  /// No effect on a copied buffer.
+  void release_pages() const;
+
  private:
-  explicit DebugBuffer(std::vector<uint8_t> bytes) : bytes_(std::move(bytes)) {}
-  std::vector<uint8_t> bytes_;
+  DebugBuffer(std::shared_ptr<const void> owner, std::span<const uint8_t> bytes, bool mapped)
+      : owner_(std::move(owner)), bytes_(bytes), mapped_(mapped) {}
+  std::shared_ptr<const void> owner_;  // the FileDataLoader or the vector `bytes_` views
+  std::span<const uint8_t> bytes_;
+  bool mapped_ = false;
 };
 
 /// True if `element_as_double` can read elements of `type`: the integer types (also the
