@@ -64,6 +64,7 @@ ReportTablesWriter streamed_values_writer(TraceReader& reader, const DebugBuffer
   return [&reader, &buffer](const ReportTextWriter& write) {
     const Error e = write_values_table(reader, buffer, {}, Format::Json, RenderOptions(), write);
     reader.release_pages();
+    buffer.release_pages();
     return e;
   };
 }

@@ -171,7 +171,10 @@ int report_streamed(const ReportOptions& options, double min_time) {
     warnings.insert(warnings.end(), part.warnings.begin(), part.warnings.end());
     if (reader.has_values()) {
       if (!open_buffer(options.debug_buffer, skeleton.path, buffers[i], code)) return code;
-      if (buffers[i]) inspect::gather_report_histograms(reader, *buffers[i], page, facts[i]);
+      if (buffers[i]) {
+        inspect::gather_report_histograms(reader, *buffers[i], page, facts[i]);
+        buffers[i]->release_pages();
+      }
       part.values = inspect::streamed_values_writer(reader, buffers[i] ? *buffers[i] : empty);
     }
     reader.release_pages();
