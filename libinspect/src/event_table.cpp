@@ -12,6 +12,7 @@
 #include "etkit/runtime/event_name.h"
 #include <string_view>
 #include <tuple>
+#include "block_cells.h"
 #include "selected_blocks.h"
 
 namespace etkit::inspect {
@@ -208,14 +209,7 @@ void event_row(const Trace& trace, const TraceEvent& e, const EventColumns& cols
                const LoggedValues& logged, std::vector<Cell>& row) {
   const TraceBlock& b = trace.blocks[e.block];
   row.clear();
-  row.emplace_back(static_cast<int64_t>(e.block));
-  row.emplace_back(b.method);
-  row.emplace_back(std::string(block_kind(b)));
-  if (b.load) {
-    row.emplace_back(std::monostate{});
-  } else {
-    row.emplace_back(static_cast<int64_t>(b.iteration));
-  }
+  append_block_cells(trace, e.block, row);
   row.emplace_back(std::string(e.name));
   row.emplace_back(std::string(e.op));
   if (e.instruction >= 0) {

@@ -13,6 +13,7 @@
 #include "etkit/runtime/scalar_type.h"
 #include "etkit/inspect/event_table.h"
 #include "etkit/inspect/operator_naming.h"
+#include "block_cells.h"
 
 namespace etkit::inspect {
 
@@ -138,14 +139,7 @@ void value_row(const Trace& trace, const TraceValue& v, const DebugBuffer& buffe
                const DebugMap* map, std::vector<Cell>& row) {
   const TraceBlock& b = trace.blocks[v.block];
   row.clear();
-  row.emplace_back(static_cast<int64_t>(v.block));
-  row.emplace_back(b.method);
-  row.emplace_back(std::string(block_kind(b)));
-  if (b.load) {
-    row.emplace_back(std::monostate{});
-  } else {
-    row.emplace_back(static_cast<int64_t>(b.iteration));
-  }
+  append_block_cells(trace, v.block, row);
   row.emplace_back(static_cast<int64_t>(v.index));
   row.emplace_back(static_cast<int64_t>(v.list_index));
   if (v.instruction >= 0) {
