@@ -112,7 +112,7 @@ TEST_CASE("chrome trace: streamed tracks in order around blocks of host events o
   }
   const std::vector<uint8_t> bytes = w.serialize();
   const std::string path =
-      (std::filesystem::temp_directory_path() / "etkit_chrome_host_only.etdump").string();
+      test::temp_path("chrome_host_only.etdump").string();
   std::FILE* f = std::fopen(path.c_str(), "wb");
   REQUIRE(f != nullptr);
   std::fwrite(bytes.data(), 1, bytes.size(), f);

@@ -6,7 +6,10 @@
 #include <doctest/doctest.h>
 #include <flatbuffers/flatbuffers.h>
 
+#include <unistd.h>
+
 #include <cstdint>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <string>
@@ -19,6 +22,13 @@ namespace etkit::inspect::test {
 /// `ETKIT_FIXTURES_DIR/<relative>`.
 inline std::string fixture_path(const std::string& relative) {
   return std::string(ETKIT_FIXTURES_DIR) + "/" + relative;
+}
+
+/// `<temp dir>/etkit-<pid>-<name>`: a scratch path of this process alone, so that test binaries
+/// of several build trees running at once never share a file.
+inline std::filesystem::path temp_path(const std::string& name) {
+  return std::filesystem::temp_directory_path() /
+         ("etkit-" + std::to_string(::getpid()) + "-" + name);
 }
 
 /// Reads `ETKIT_FIXTURES_DIR/<relative>`; fails the current test if it is missing or empty.

@@ -138,7 +138,7 @@ inline void check_streamed(const std::string& path) {
 class DeviceDumpFile {
  public:
   DeviceDumpFile()
-      : path_((std::filesystem::temp_directory_path() / "etkit_streamed_device.etdump").string()) {
+      : path_(test::temp_path("streamed_device.etdump").string()) {
     const std::vector<uint8_t> bytes = device_dump();
     std::FILE* f = std::fopen(path_.c_str(), "wb");
     REQUIRE(f != nullptr);

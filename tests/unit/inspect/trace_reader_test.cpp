@@ -32,15 +32,14 @@ TEST_CASE("trace reader: load_trace reads the tutorial dump and rejects damaged 
   CHECK(convolutions == 4);  // OPERATOR_CALL and native_call of two instructions
 
   const std::vector<uint8_t> bytes = test::read_fixture("real/etdump/et-tutorial-cnn.etdp");
-  const std::filesystem::path dir = std::filesystem::temp_directory_path();
   auto write = [&](const std::string& name, const std::vector<uint8_t>& data) {
-    const std::string p = (dir / name).string();
+    const std::string p = test::temp_path(name).string();
     std::ofstream(p, std::ios::binary)
         .write(reinterpret_cast<const char*>(data.data()), static_cast<std::streamsize>(data.size()));
     return p;
   };
   const std::string truncated =
-      write("etkit_trace_test_truncated.etdp",
+      write("trace_test_truncated.etdp",
             std::vector<uint8_t>(bytes.begin(), bytes.begin() + static_cast<long>(bytes.size() / 2)));
   r = load_trace(truncated);
   REQUIRE_FALSE(r.ok());
@@ -50,13 +49,13 @@ TEST_CASE("trace reader: load_trace reads the tutorial dump and rejects damaged 
   for (size_t i = 0; i < bytes.size(); i += 7) {
     std::vector<uint8_t> flipped = bytes;
     flipped[i] ^= 0x5a;
-    const std::string p = write("etkit_trace_test_flipped.etdp", flipped);
+    const std::string p = write("trace_test_flipped.etdp", flipped);
     Result<Trace> f = load_trace(p);
     if (!f.ok()) CHECK(std::string(f.error().message()).rfind(p + ": ", 0) == 0);
   }
   std::filesystem::remove(truncated);
-  std::filesystem::remove(dir / "etkit_trace_test_flipped.etdp");
-  r = load_trace((dir / "etkit_no_such.etdp").string());
+  std::filesystem::remove(test::temp_path("trace_test_flipped.etdp"));
+  r = load_trace(test::temp_path("no_such.etdp").string());
   REQUIRE_FALSE(r.ok());
   CHECK(r.error().code() == ErrorCode::AccessFailed);
 }

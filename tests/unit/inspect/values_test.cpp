@@ -132,7 +132,7 @@ TEST_CASE("values: streamed table and saved tensors are the joined path's") {
       }
       CHECK(render({table}, Format::Json) == test::reference_json({table}));
     }
-    const auto dir = std::filesystem::temp_directory_path() / "etkit_values_streamed";
+    const auto dir = test::temp_path("values_streamed");
     std::filesystem::remove_all(dir);
     std::filesystem::create_directories(dir / "joined");
     std::filesystem::create_directories(dir / "streamed");
