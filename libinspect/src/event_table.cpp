@@ -254,9 +254,11 @@ void event_row(const Trace& trace, const TraceEvent& e, const EventColumns& cols
 }
 
 // `event_row` without a debug map, as borrowed cells (views of the trace's strings, of
-// `logged`, and of `decoded`, which holds the metadata's cells): no string is copied.
+// `logged`, and of `decoded`, which holds the metadata's cells): no string is copied. Times are
+// divided by `ns_per_unit` (ns_per(unit)): that is from_ns, exactly (a division by 1 for ns
+// changes nothing), without a call and a switch per cell, which had been 4% of `show`.
 void event_row_refs(const Trace& trace, const TraceEvent& e, const EventColumns& cols,
-                    TimeUnit unit, const MetadataLayout* layout,
+                    double ns_per_unit, const MetadataLayout* layout,
                     const LoggedValues& logged, std::vector<Cell>& decoded,
                     std::vector<CellRef>& row) {
   const TraceBlock& b = trace.blocks[e.block];
@@ -283,9 +285,9 @@ void event_row_refs(const Trace& trace, const TraceEvent& e, const EventColumns&
     *r++ = cell;
   }
   *r++ = CellRef::integer(e.depth);
-  *r++ = CellRef::number(from_ns(e.start_ns, unit));
-  *r++ = CellRef::number(from_ns(e.duration_ns, unit));
-  *r++ = CellRef::number(from_ns(e.self_ns, unit));
+  *r++ = CellRef::number(e.start_ns / ns_per_unit);
+  *r++ = CellRef::number(e.duration_ns / ns_per_unit);
+  *r++ = CellRef::number(e.self_ns / ns_per_unit);
   for (const Cell& c : decoded) *r++ = CellRef::of(c);
 }
 
@@ -328,12 +330,13 @@ Error write_event_table(TraceReader& reader, const EventSelection& selection, Ti
   row.reserve(cols.head.columns.size());
   std::vector<Cell> decoded;
   LoggedValues logged;
+  const double ns_per_unit = ns_per(unit);
   auto rows = [&](const RowRefVisitor& visit) {
     // One block at a time: events, values and their indices are the block's own.
     for_each_selected_block(reader, selector, trace, selected, [&](size_t) {
       if (cols.with_values) logged.index(trace);
       for (size_t i : selected) {
-        event_row_refs(trace, trace.events[i], cols, unit, layout, logged, decoded, row);
+        event_row_refs(trace, trace.events[i], cols, ns_per_unit, layout, logged, decoded, row);
         visit(row);
       }
     });

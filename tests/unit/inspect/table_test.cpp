@@ -2,6 +2,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -9,6 +10,7 @@
 #include <limits>
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 namespace etkit::inspect {
@@ -212,6 +214,79 @@ TEST_CASE("table: streamed rendering is render's text, and picks the median's un
   RenderOptions warned;
   warned.warnings = {"d: 1 event was dropped"};
   CHECK(streamed(small, Format::Json, warned) == render({small}, Format::Json, warned));
+}
+
+// Aligned text as table.h documents it, computed apart (no time columns, values >= 0): cells
+// padded to the widest text of their column, two spaces apart, numbers right, no trailing spaces.
+std::string aligned_reference(const Table& t) {
+  const size_t n = t.columns.size();
+  std::vector<std::vector<std::string>> texts;
+  std::vector<size_t> width(n);
+  std::vector<bool> right(n, false);
+  for (size_t c = 0; c < n; ++c) width[c] = t.columns[c].name.size();
+  for (const std::vector<Cell>& row : t.rows) {
+    std::vector<std::string>& line = texts.emplace_back(n);
+    for (size_t c = 0; c < n && c < row.size(); ++c) {
+      if (const auto* i = std::get_if<int64_t>(&row[c])) {
+        line[c] = std::to_string(*i);
+        right[c] = true;
+      } else if (const auto* d = std::get_if<double>(&row[c])) {
+        char buf[64];
+        std::snprintf(buf, sizeof buf, "%.*f", t.columns[c].decimals, *d);
+        line[c] = buf;
+        right[c] = true;
+      } else if (const auto* text = std::get_if<std::string>(&row[c])) {
+        line[c] = *text;
+      }
+      width[c] = std::max(width[c], line[c].size());
+    }
+  }
+  std::string out = "# " + t.title + "\n";
+  auto emit = [&](const std::vector<std::string>& line) {
+    std::string s;
+    for (size_t c = 0; c < n; ++c) {
+      const std::string pad(width[c] - line[c].size(), ' ');
+      s += (c > 0 ? "  " : "") + (right[c] ? pad + line[c] : line[c] + pad);
+    }
+    while (!s.empty() && s.back() == ' ') s.pop_back();
+    out += s + "\n";
+  };
+  std::vector<std::string> head;
+  for (const Column& col : t.columns) head.push_back(col.name);
+  emit(head);
+  for (const std::vector<std::string>& line : texts) emit(line);
+  return out;
+}
+
+TEST_CASE("table: aligned rows that begin as the row before are the same text") {
+  // The writer copies the leading columns of a line from the line before when their cells are
+  // equal: rows sharing their first cells (equal texts in distinct strings), texts in a column
+  // of numbers (right-aligned), a text of the same length but other bytes, a line trimmed
+  // inside the shared columns, rows shorter than the table, and enough lines to cross the
+  // writer's 64 KiB pieces.
+  Table t;
+  t.title = "lead";
+  t.columns = {{"block", 0}, {"method", 0}, {"mixed", 0}, {"x", 2}, {"name", 0}, {"last", 0}};
+  Xorshift next{12345};
+  for (int64_t r = 0; r < 6000; ++r) {
+    const int64_t block = r / 7;
+    std::vector<Cell> row{block, std::string(r % 13 == 0 ? "forwarx" : block % 4 == 0 ? "fw" : "forward")};
+    if (r % 5 == 0) {
+      row.emplace_back(std::string("n/a"));
+    } else {
+      row.emplace_back(int64_t{block % 3});
+    }
+    row.emplace_back(static_cast<double>(next() % 4) / 4);
+    row.emplace_back(std::string(r % 11 == 0 ? "" : "op_" + std::to_string(next() % 50)));
+    if (r % 17 == 0) {
+      row.resize(r % 2 == 0 ? 2 : 1);  // ends early: trimmed inside what the next row shares
+    } else if (r % 3 != 0) {
+      row.emplace_back(std::string("tail"));
+    }
+    t.rows.push_back(std::move(row));
+  }
+  CHECK(render({t}, Format::Table) == aligned_reference(t));
+  CHECK(streamed(t, Format::Table, RenderOptions{}) == aligned_reference(t));
 }
 
 // printf's "%.*f" as the table's cells document it ("-0.000" printed as zero), computed apart.
