@@ -19,6 +19,7 @@
 #include "etkit/inspect/trace_reader.h"
 #include "etkit/inspect/operator_naming.h"
 #include "block_join.h"
+#include "json_plain.h"
 #include "selected_blocks.h"
 #include "text_sink.h"
 
@@ -27,12 +28,23 @@ namespace etkit::inspect {
 namespace {
 
 using json = nlohmann::ordered_json;
-using namespace std::literals;
 using detail::kDelegateOp;
 using detail::TextSink;
 
 std::string dump_line(const json& j) {
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+// Copies the literal `s` (without its terminating NUL) to `p`; returns the end.
+template <size_t N>
+char* put_literal(char* p, const char (&s)[N]) {
+  std::memcpy(p, s, N - 1);
+  return p + (N - 1);
+}
+
+char* put_text(char* p, std::string_view s) {
+  if (!s.empty()) std::memcpy(p, s.data(), s.size());  // an empty view may have no data
+  return p + s.size();
 }
 
 // The Chrome trace of a dump written in two passes over its selected events, each pass block by
@@ -74,7 +86,10 @@ class ChromeTraceWriter {
   }
 
   // The track of a method's host events, as `add_tracks` gives it to the first one.
-  void add_method_track(const std::string& method) { last_tid_ = find_tid(method, -2, {}); }
+  void add_method_track(const std::string& method) {
+    last_tid_ = find_tid(method, -2, {});
+    last_block_ = kNoBlock;
+  }
 
   template <typename Write>
   void write_head(Write&& write) {
@@ -164,93 +179,102 @@ class ChromeTraceWriter {
   // `,\n` and the event's line as nlohmann's compact dump writes it, written by hand straight
   // into `sink` (an object per event was most of the export's time); false, leaving it to
   // nlohmann, when a string needs escaping. Numbers: integers in decimal, times as nlohmann
-  // prints them (`json_number_chars`).
+  // prints them (`json_micros_chars`). The constant text is copied in pieces of known size
+  // (a few stores each, not a call), and the block's part of `args` is made once per block.
   bool fast_line(const Trace& trace, const TraceEvent& e, const TraceBlock& b,
                  std::string_view device, TextSink& sink) {
-    auto plain = [](std::string_view text) {
-      for (char c : text) {
-        const auto u = static_cast<unsigned char>(c);
-        if (u < 0x20 || u >= 0x7f || c == '"' || c == '\\') return false;
-      }
-      return true;
-    };
-    const std::string_view kind = block_kind(b);
-    if (!plain(e.name) || !plain(e.op) || !plain(e.delegate_id) || !plain(device) ||
-        !plain(kind)) {
+    using detail::json_plain;
+    if (e.block != args_block_) set_block_args(e.block, b);
+    // The device is part of the name (`prof:<device>:<event>`), so it is checked with it.
+    if (!block_args_plain_ || !json_plain(e.name) || !json_plain(e.op) ||
+        !json_plain(e.delegate_id)) {
       return false;
     }
     const int64_t tid = tid_of(trace, e);
     // Room for the strings and at most about 250 bytes of keys and numbers.
     char* p = sink.reserve(320 + e.name.size() + e.op.size() + e.delegate_id.size() +
-                           device.size() + kind.size());
-    auto put = [&](std::string_view s) {
-      if (s.empty()) return;  // an empty view may have no data pointer at all
-      std::memcpy(p, s.data(), s.size());
-      p += s.size();
-    };
-    auto number = [&](double x) {
-      if (std::isfinite(x)) {
-        p = json_number_chars(p, x);
+                           device.size() + block_args_.size());
+    auto micros = [&](double ns) {
+      if (std::isfinite(ns)) {
+        p = json_micros_chars(p, ns);
       } else {
-        put("null"sv);
+        p = put_literal(p, "null");
       }
     };
-    auto integer = [&](int64_t value) { p = std::to_chars(p, p + 24, value).ptr; };
-    put(",\n{\"name\":\""sv);
-    put(e.name);
-    put("\",\"cat\":\""sv);
-    put(category(e, device));
-    put("\",\"ph\":\"X\",\"ts\":"sv);
-    number(e.start_ns / 1e3);
-    put(",\"dur\":"sv);
-    number(e.duration_ns / 1e3);
-    put(",\"pid\":1,\"tid\":"sv);
+    // Tracks and instructions, mostly below 100: those are written in place (to_chars is a
+    // call through the PLT from this library).
+    auto integer = [&](int64_t value) {
+      if (value >= 0 && value < 100) {
+        if (value >= 10) *p++ = static_cast<char>('0' + value / 10);
+        *p++ = static_cast<char>('0' + value % 10);
+      } else {
+        p = std::to_chars(p, p + 24, value).ptr;
+      }
+    };
+    p = put_literal(p, ",\n{\"name\":\"");
+    p = put_text(p, e.name);
+    p = put_literal(p, "\",\"cat\":\"");
+    p = put_text(p, category(e, device));
+    p = put_literal(p, "\",\"ph\":\"X\",\"ts\":");
+    micros(e.start_ns);
+    p = put_literal(p, ",\"dur\":");
+    micros(e.duration_ns);
+    p = put_literal(p, ",\"pid\":1,\"tid\":");
     integer(tid);
-    put(",\"args\":{\"block\":"sv);
-    integer(e.block);
-    put(",\"kind\":\""sv);
-    put(kind);
-    put("\""sv);
-    if (!b.load) {
-      put(",\"iteration\":"sv);
-      integer(b.iteration);
-    }
+    p = put_text(p, block_args_);
     if (e.instruction >= 0) {
-      put(",\"instruction\":"sv);
+      p = put_literal(p, ",\"instruction\":");
       integer(e.instruction);
     }
     if (!e.op.empty()) {
-      put(",\"op\":\""sv);
-      put(e.op);
-      put("\""sv);
+      p = put_literal(p, ",\"op\":\"");
+      p = put_text(p, e.op);
+      *p++ = '"';
     }
     if (!e.delegate_id.empty()) {
-      put(",\"delegate_id\":\""sv);
-      put(e.delegate_id);
-      put("\""sv);
+      p = put_literal(p, ",\"delegate_id\":\"");
+      p = put_text(p, e.delegate_id);
+      *p++ = '"';
     }
     if (!device.empty()) {
-      put(",\"device\":\""sv);
-      put(device);
-      put("\""sv);
+      p = put_literal(p, ",\"device\":\"");
+      p = put_text(p, device);
+      *p++ = '"';
     }
-    put("}}"sv);
+    p = put_literal(p, "}}");
     sink.commit(p);
     return true;
+  }
+
+  // `block_args_`: the members of `args` that are the block's: `,"args":{"block":B,"kind":"K"`
+  // and `,"iteration":I` unless it is a load block.
+  void set_block_args(uint32_t block, const TraceBlock& b) {
+    args_block_ = block;
+    const std::string_view kind = block_kind(b);
+    block_args_plain_ = detail::json_plain(kind);
+    block_args_ = ",\"args\":{\"block\":";
+    block_args_ += std::to_string(block);
+    block_args_ += ",\"kind\":\"";
+    block_args_ += kind;
+    block_args_ += '"';
+    if (!b.load) {
+      block_args_ += ",\"iteration\":";
+      block_args_ += std::to_string(b.iteration);
+    }
   }
 
   // Tracks: (method, delegate instruction or -2 for the method, or -3 with the device for a
   // profiler device's events), numbered from 1 in order of first appearance.
   int64_t tid_of(const Trace& trace, const TraceEvent& e) {
-    const std::string& method = trace.blocks[e.block].method;
     const std::string_view device = event_device(e);
     const int32_t instruction = !device.empty() ? -3 : e.delegate ? e.instruction : -2;
-    // Most events are on the track of the event before them.
-    if (last_tid_ > 0 && instruction == std::get<1>(key_) && method == std::get<0>(key_) &&
+    // Most events are on the track of the event before them; a block has one method.
+    if (e.block == last_block_ && instruction == std::get<1>(key_) &&
         device == std::get<2>(key_)) {
       return last_tid_;
     }
-    last_tid_ = find_tid(method, instruction, device);
+    last_tid_ = find_tid(trace.blocks[e.block].method, instruction, device);
+    last_block_ = e.block;
     return last_tid_;
   }
 
@@ -280,8 +304,13 @@ class ChromeTraceWriter {
   std::map<std::tuple<std::string, int32_t, std::string>, int64_t> tids_;
   std::tuple<std::string, int32_t, std::string> key_;  // that of `last_tid_`
   int64_t last_tid_ = 0;
+  static constexpr uint32_t kNoBlock = UINT32_MAX;
+  uint32_t last_block_ = kNoBlock;  // the block of the event given `last_tid_`
   std::vector<std::string> track_names_;
   std::map<std::tuple<uint32_t, int32_t, int32_t>, size_t> issuers_;
+  uint32_t args_block_ = kNoBlock;  // the block of `block_args_`
+  std::string block_args_;
+  bool block_args_plain_ = false;
   std::vector<Flow> flows_;
 };
 

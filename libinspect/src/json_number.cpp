@@ -9,11 +9,30 @@
 
 namespace etkit::inspect {
 
+namespace {
+
+__extension__ typedef unsigned __int128 u128;
+__extension__ typedef __int128 i128;
+
+// The fast path's test, exact: whether c = n / scale lies inside the rounding interval of the
+// double x = m * 2^-s (m with its implicit bit, s > 0; `power_of_two`: m = 2^52 above the
+// smallest normal) by more than 1/64 of an ulp on either side. n << s must fit in 128 bits.
+bool inside_interval(uint64_t m, int s, bool power_of_two, uint64_t n, uint64_t scale) {
+  // x - c in units of 2^-s / scale, where an ulp of x is `scale` units.
+  const i128 d = static_cast<i128>(static_cast<u128>(m) * scale) -
+                 static_cast<i128>(static_cast<u128>(n) << s);
+  const auto ulp = static_cast<i128>(scale);
+  // The interval reaches half an ulp above x, and below it half an ulp, or a quarter at a
+  // power of two (the double below is closer); c must be inside by 1/64 of an ulp.
+  const i128 below = power_of_two ? 15 : 31;
+  return 64 * d >= -31 * ulp && 64 * d <= below * ulp;
+}
+
+}  // namespace
+
 char* json_number_chars(char* out, double x) {
   static constexpr uint64_t kPow10[] = {1,      10,      100,      1000,      10000,
                                         100000, 1000000, 10000000, 100000000, 1000000000};
-  __extension__ typedef unsigned __int128 u128;
-  __extension__ typedef __int128 i128;
   auto slow = [&] { return nlohmann::detail::to_chars(out, out + 32, x); };
   uint64_t bits;
   std::memcpy(&bits, &x, sizeof bits);
@@ -38,14 +57,8 @@ char* json_number_chars(char* out, double x) {
   const int s = 1075 - biased;  // x = m * 2^-s, s > 0 below 2^52
   auto n = static_cast<uint64_t>(std::llround(a * static_cast<double>(kPow10[p])));
   if (n == 0 || s >= 100) return slow();
-  // x - c in units of 10^-p * 2^-s, where an ulp of x is 10^p units; c = n / 10^p.
-  const i128 d = static_cast<i128>(static_cast<u128>(m) * kPow10[p]) -
-                 static_cast<i128>(static_cast<u128>(n) << s);
-  const auto ulp = static_cast<i128>(kPow10[p]);
-  // The interval reaches half an ulp above x, and below it half an ulp, or a quarter at a
-  // power of two (the double below is closer); c must be inside by 1/64 of an ulp.
-  const i128 below = (field == 0 && biased > 1) ? 15 : 31;
-  if (64 * d < -31 * ulp || 64 * d > below * ulp) return slow();
+  // c = n / 10^p; n << s is about m * 10^p, under 2^83.
+  if (!inside_interval(m, s, field == 0 && biased > 1, n, kPow10[p])) return slow();
   // The shortest digits: c without trailing zeros, c = n * 10^-q.
   int q = p;
   while (n % 10 == 0) {
@@ -100,6 +113,40 @@ char* json_number_chars(char* out, double x) {
     return o;
   }
   return slow();
+}
+
+char* json_micros_chars(char* out, double ns) {
+  const double x = ns / 1e3;
+  // Whole nanoseconds from 1 up to where json_number_chars's fast path ends (2^42 us).
+  if (!(ns >= 1 && x < 0x1p42)) return json_number_chars(out, x);
+  const auto n = static_cast<uint64_t>(ns);  // exact: ns < 2^53
+  if (static_cast<double>(n) != ns) return json_number_chars(out, x);
+  // x is normal (>= 0.001) and below 2^42: x = m * 2^-s with 11 <= s <= 62, so n << s is about
+  // m * 1000, under 2^63.
+  uint64_t bits;
+  std::memcpy(&bits, &x, sizeof bits);
+  const uint64_t field = bits & ((uint64_t{1} << 52) - 1);
+  const int biased = static_cast<int>(bits >> 52);
+  const int s = 1075 - biased;
+  // When c = n / 1000 passes json_number_chars's test, that function finds c too (its candidate
+  // with p >= 3 decimals is c: llround's argument is within 0.48 of c * 10^p, see the header),
+  // and prints it as below; otherwise it decides.
+  if (!inside_interval(field | (uint64_t{1} << 52), s, field == 0, n, 1000)) {
+    return json_number_chars(out, x);
+  }
+  const uint64_t whole = n / 1000;
+  const auto frac = static_cast<unsigned>(n % 1000);
+  char* o = std::to_chars(out, out + 20, whole).ptr;
+  *o++ = '.';
+  if (frac == 0) {
+    *o++ = '0';
+    return o;
+  }
+  // The fraction's three digits without trailing zeros.
+  o[0] = static_cast<char>('0' + frac / 100);
+  o[1] = static_cast<char>('0' + frac / 10 % 10);
+  o[2] = static_cast<char>('0' + frac % 10);
+  return o + (frac % 10 != 0 ? 3 : frac % 100 != 0 ? 2 : 1);
 }
 
 }  // namespace etkit::inspect

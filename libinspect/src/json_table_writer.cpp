@@ -11,53 +11,11 @@
 #include <vector>
 
 #include "etkit/inspect/json_number.h"
+#include "json_plain.h"
 
 namespace etkit::inspect::detail {
 
 namespace {
-
-// Whether nlohmann writes `s` as it is between quotes: printable ASCII without '"' and '\'.
-// Anything else (control characters, UTF-8, invalid UTF-8) is rare in a report and left to
-// nlohmann, so its escaping is exact.
-// Eight bytes at a time: the scan was a quarter of the row writer's time byte by byte.
-bool plain(std::string_view s) {
-  constexpr uint64_t kOnes = 0x0101010101010101;
-  constexpr uint64_t kHigh = 0x8080808080808080;
-  // `zero(w)` is non-zero iff a byte of `w` is 0, and `(w - 0x20 * kOnes) & ~w & kHigh` iff a
-  // byte is below 0x20 (the classic tests, exact for "some byte"); bytes from 0x80 up are
-  // caught by `w & kHigh`.
-  auto zero = [](uint64_t w) { return (w - kOnes) & ~w & kHigh; };
-  auto unplain = [&](uint64_t w) {
-    return (w & kHigh) | ((w - 0x20 * kOnes) & ~w & kHigh) | zero(w ^ (0x22 * kOnes)) |
-           zero(w ^ (0x5c * kOnes)) | zero(w ^ (0x7f * kOnes));
-  };
-  // Fixed-size loads only (a copy of a variable-sized tail into a word stalled on it): the
-  // tail is the last 8 bytes, overlapping; shorter strings are two overlapping 4-byte loads or
-  // their bytes, with plain 'a's for the rest.
-  const char* d = s.data();
-  const size_t n = s.size();
-  auto load8 = [](const char* at) {
-    uint64_t w;
-    std::memcpy(&w, at, 8);
-    return w;
-  };
-  uint64_t bad = 0;
-  if (n >= 8) {
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8) bad |= unplain(load8(d + i));
-    if (i < n) bad |= unplain(load8(d + n - 8));
-  } else if (n >= 4) {
-    uint32_t a, b;
-    std::memcpy(&a, d, 4);
-    std::memcpy(&b, d + n - 4, 4);
-    bad = unplain(a | (uint64_t{b} << 32));
-  } else if (n > 0) {
-    auto byte = [&](size_t k) { return uint64_t{static_cast<unsigned char>(d[k])}; };
-    bad = unplain(((0x61 * kOnes) & ~uint64_t{0xffffff}) | byte(0) | (byte(n / 2) << 8) |
-                  (byte(n - 1) << 16));
-  }
-  return bad == 0;
-}
 
 std::string escaped(std::string_view s) {
   return nlohmann::ordered_json(std::string(s))
@@ -82,7 +40,7 @@ constexpr size_t kItemRoom = 2 + kItemIndent.size() + 20;
 }  // namespace
 
 void put_json_string(TextSink& out, std::string_view s) {
-  if (!plain(s)) {
+  if (!json_plain(s)) {
     out.put(escaped(s));
     return;
   }
@@ -135,7 +93,7 @@ void json_report_table(TextSink& out, bool first, const Table& head,
       names.push_back(name);
       std::string fragment(members.empty() ? "\n" : ",\n");
       fragment += kMemberIndent;
-      fragment += plain(name) ? "\"" + name + "\"" : escaped(name);
+      fragment += json_plain(name) ? "\"" + name + "\"" : escaped(name);
       fragment += ": ";
       Member m;
       if (fragment.size() <= kShort) std::memcpy(m.padded, fragment.data(), fragment.size());
@@ -179,7 +137,7 @@ void json_report_table(TextSink& out, bool first, const Table& head,
           p = std::isfinite(cell.d) ? json_number_chars(p, cell.d) : put_chars(p, "null");
           break;
         case CellRef::Kind::Text:
-          if (plain(cell.text)) {
+          if (json_plain(cell.text)) {
             *p++ = '"';
             p = put_chars(p, cell.text);
             *p++ = '"';

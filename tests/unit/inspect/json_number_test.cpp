@@ -105,5 +105,65 @@ TEST_CASE("json numbers: any double, and the edges of the fast path") {
   CHECK(same.differ == 0);
 }
 
+// json_micros_chars against json_number_chars (the text it must match), and every eighth value
+// against nlohmann too.
+struct CompareMicros {
+  int64_t checked = 0;
+  int64_t differ = 0;
+  void operator()(double ns) {
+    char got_buf[64];
+    char want_buf[64];
+    const std::string got(got_buf, json_micros_chars(got_buf, ns));
+    const std::string want(want_buf, json_number_chars(want_buf, ns / 1e3));
+    bool same = got == want;
+    if (checked++ % 8 == 0) same = same && got == reference(ns / 1e3);
+    if (!same && ++differ <= 5) CHECK_MESSAGE(got == want, "ns = " << ns);
+  }
+};
+
+TEST_CASE("json numbers: microseconds from nanoseconds (json_micros_chars)") {
+  CompareMicros same;
+  // Every whole ns up to 2M.
+  for (int64_t n = 0; n < 2000000; ++n) same(static_cast<double>(n));
+  // Random whole ns of every magnitude up to 2^53, and not whole: half ns, a 24 MHz clock,
+  // negative.
+  std::mt19937_64 rng(13);
+  for (int i = 0; i < 3000000; ++i) {
+    const uint64_t n = rng() >> (11 + i % 53);
+    same(static_cast<double>(n));
+    if (i % 4 == 0) {
+      same(static_cast<double>(n) + 0.5);
+      same(static_cast<double>(n) * (1e9 / 24e6));
+      same(-static_cast<double>(n));
+    }
+  }
+  // Around the powers of two (narrower intervals below them, and where the fast path of
+  // json_number_chars changes its decimals) and its end at 2^42 us.
+  for (int e = 0; e < 53; ++e) {
+    const double p2 = std::ldexp(1.0, e);
+    for (double base : {p2, p2 * 1e3}) {
+      for (int64_t k = -64; k <= 64; ++k) {
+        const double ns = std::floor(base) + static_cast<double>(k);
+        if (ns >= 0 && ns < 0x1p53) same(ns);
+      }
+    }
+  }
+  const double edges[] = {0.0, -0.0, 0.5, 1.0, 999.0, 1000.0, 1001.0, 0x1p42 * 1e3,
+                          std::nextafter(0x1p42 * 1e3, 0.0), 0x1p52, 0x1p53, 1e300, 1e-300};
+  for (double ns : edges) same(ns);
+  CHECK(same.differ == 0);
+  CHECK(same.checked > 5000000);
+  auto text = [](double ns) {
+    char buf[64];
+    return std::string(buf, json_micros_chars(buf, ns));
+  };
+  CHECK(text(0) == "0.0");
+  CHECK(text(7) == "0.007");
+  CHECK(text(70) == "0.07");
+  CHECK(text(13993) == "13.993");
+  CHECK(text(14000) == "14.0");
+  CHECK(text(1234567890) == "1234567.89");
+}
+
 }  // namespace
 }  // namespace etkit::inspect
