@@ -103,51 +103,60 @@ std::string_view delegate_text(int32_t id_int, std::string_view id_str, StringTa
   return strings.intern(std::string_view(buf, static_cast<size_t>(end - buf)));
 }
 
-void append_value(Trace& trace, size_t b, uint32_t& value_index, uint64_t chain_index,
-                  int32_t instruction_id, std::string delegate_id, std::string name,
-                  const LoggedValue& value, const BlockJoiner& joiner) {
-  TraceValue v;
-  v.block = static_cast<uint32_t>(b);
-  v.index = value_index++;
+void put_value(Trace& trace, size_t& slot, size_t b, uint32_t& value_index, uint64_t chain_index,
+               int32_t instruction_id, std::string_view delegate_id, std::string_view name,
+               const LoggedValue& value, const BlockJoiner& joiner) {
+  // One TraceValue, or one per tensor of a list (an empty list still gives one).
+  const size_t count = std::max<size_t>(value.tensors.size(), 1);
+  const uint32_t index = value_index++;
   const bool in_instruction = chain_index <= static_cast<uint64_t>(INT32_MAX);
-  v.instruction = in_instruction ? instruction_id : -1;
-  if (in_instruction) {
-    v.op = std::string(joiner.op_of(static_cast<int32_t>(chain_index), instruction_id));
-  }
-  v.delegate_id = std::move(delegate_id);
-  v.name = std::move(name);
-  v.is_output = value.is_output;
-  v.kind = value.kind;
-  switch (value.kind) {
-    case LoggedValue::Kind::Int: v.scalar = static_cast<double>(value.int_value); break;
-    case LoggedValue::Kind::Bool: v.scalar = value.bool_value ? 1 : 0; break;
-    case LoggedValue::Kind::Float:
-    case LoggedValue::Kind::Double: v.scalar = value.double_value; break;
-    default: break;
-  }
-  if (value.tensors.empty()) {
-    trace.values.push_back(std::move(v));
-    return;
-  }
-  for (size_t t = 0; t < value.tensors.size(); ++t) {
-    TraceValue tv = v;
-    tv.list_index = static_cast<uint32_t>(t);
-    tv.tensor = value.tensors[t];
-    trace.values.push_back(std::move(tv));
+  for (size_t t = 0; t < count; ++t) {
+    TraceValue& v = slot < trace.values.size() ? trace.values[slot] : trace.values.emplace_back();
+    ++slot;
+    v.block = static_cast<uint32_t>(b);
+    v.index = index;
+    v.list_index = static_cast<uint32_t>(t);
+    v.instruction = in_instruction ? instruction_id : -1;
+    v.op = in_instruction ? joiner.op_of(static_cast<int32_t>(chain_index), instruction_id)
+                          : std::string_view();
+    v.delegate_id = delegate_id;
+    v.name = name;
+    v.is_output = value.is_output;
+    v.kind = value.kind;
+    switch (value.kind) {
+      case LoggedValue::Kind::Int: v.scalar = static_cast<double>(value.int_value); break;
+      case LoggedValue::Kind::Bool: v.scalar = value.bool_value ? 1 : 0; break;
+      case LoggedValue::Kind::Float:
+      case LoggedValue::Kind::Double: v.scalar = value.double_value; break;
+      default: v.scalar = 0; break;
+    }
+    // Assigned, not replaced: the vectors of a reused value keep their capacity.
+    if (t < value.tensors.size()) {
+      v.tensor = value.tensors[t];
+    } else {
+      v.tensor.dtype = TensorMeta().dtype;
+      v.tensor.sizes.clear();
+      v.tensor.strides.clear();
+      v.tensor.offset = -1;
+    }
   }
 }
 
-void BlockJoiner::join_events(Trace& trace, size_t b, uint64_t first_start, double ns_per_tick) {
+void BlockJoiner::name_operators() {
   clear_ops();
-  const size_t n = raw.size();
-  // The block's operators first: an instruction's native_call_ event may follow the events
-  // it names.
   for (const RawEvent& r : raw) {
     if (r.chain >= 0 && r.instruction_id >= 0 && r.delegate_id.empty() &&
         r.name.substr(0, event_name::kNativeCallPrefix.size()) == event_name::kNativeCallPrefix) {
       add_op(r.chain, r.instruction_id, r.name.substr(event_name::kNativeCallPrefix.size()));
     }
   }
+}
+
+void BlockJoiner::join_events(Trace& trace, size_t b, uint64_t first_start, double ns_per_tick) {
+  const size_t n = raw.size();
+  // The block's operators first: an instruction's native_call_ event may follow the events
+  // it names.
+  name_operators();
 
   // Start order; on equal starts the longer (enclosing) first; on equal intervals the one
   // later in the file (the parent) first.

@@ -57,8 +57,11 @@ class BlockJoiner {
  public:
   std::vector<RawEvent> raw;  // the block's profile events in file order, filled by the caller
 
+  // Takes the operators of the block from the `native_call_` events of `raw` (for `op_of`).
+  void name_operators();
+
   // Joins `raw` into events appended to `trace.events` (see the header comment of trace.h),
-  // each written once, in its place.
+  // each written once, in its place; names the operators first.
   void join_events(Trace& trace, size_t b, uint64_t first_start, double ns_per_tick);
 
   // The operator of (chain, instruction) in the block last joined; empty when unknown.
@@ -121,9 +124,13 @@ class BlockJoiner {
   std::map<std::pair<int32_t, int32_t>, std::string_view> ops_;
 };
 
-// Appends the value(s) of one debug event of block `b`.
-void append_value(Trace& trace, size_t b, uint32_t& value_index, uint64_t chain_index,
-                  int32_t instruction_id, std::string delegate_id, std::string name,
-                  const LoggedValue& value, const BlockJoiner& joiner);
+// Writes the value(s) of one debug event of block `b` at `trace.values[slot]` on and advances
+// `slot`: values already there are overwritten in place, past the end they are appended. A block
+// joined again over the one before (`TraceReader::rejoin_values`) so reuses the values' tensor
+// vectors instead of allocating two per value; the caller drops what is left past `slot`.
+// `delegate_id` and `name` are interned in `trace.strings`.
+void put_value(Trace& trace, size_t& slot, size_t b, uint32_t& value_index, uint64_t chain_index,
+               int32_t instruction_id, std::string_view delegate_id, std::string_view name,
+               const LoggedValue& value, const BlockJoiner& joiner);
 
 }  // namespace etkit::inspect::detail

@@ -70,12 +70,18 @@ std::vector<Key> keys_of(const Trace& trace, const DebugMap* map, const MethodMa
   return keys;
 }
 
-Result<std::vector<double>> elements_of(const TraceValue& v, const DebugBuffer& buffer) {
+// The elements of `v` into `out` (kept between values, so that reading allocates nothing once it
+// has grown): a tensor's, a scalar as one, none for Null.
+Error elements_of(const TraceValue& v, const DebugBuffer& buffer, std::vector<double>& out) {
   if (v.kind == LoggedValue::Kind::Tensor || v.kind == LoggedValue::Kind::TensorList) {
-    return value_elements(v, buffer);
+    return value_elements(v, buffer, out);
   }
-  if (v.kind == LoggedValue::Kind::Null) return std::vector<double>{};
-  return std::vector<double>{v.scalar};
+  if (v.kind == LoggedValue::Kind::Null) {
+    out.clear();
+  } else {
+    out.assign(1, v.scalar);
+  }
+  return Error();
 }
 
 bool is_tensor(const TraceValue& v) {
@@ -91,9 +97,15 @@ std::string value_place(const char* side, const Trace& trace, const TraceValue& 
                     ", " + (b.load ? std::string("load") : "iteration " + std::to_string(b.iteration));
   if (v.instruction >= 0) {
     out += ", instruction " + std::to_string(v.instruction);
-    if (!v.op.empty()) out += " " + v.op;
+    if (!v.op.empty()) {
+      out += ' ';
+      out += v.op;
+    }
   }
-  if (!v.delegate_id.empty()) out += ", delegate " + v.delegate_id;
+  if (!v.delegate_id.empty()) {
+    out += ", delegate ";
+    out += v.delegate_id;
+  }
   if (v.is_output) out += ", output";
   if (v.list_index > 0) out += ", list index " + std::to_string(v.list_index);
   return out + ")";
@@ -212,15 +224,17 @@ class RowMaker {
       return;
     }
     ++counts.matched;
-    Result<std::vector<double>> ea = elements_of(va, ba);
-    Result<std::vector<double>> eb = elements_of(*vb, bb);
+    const Error ea = elements_of(va, ba, ea_);
+    const Error eb = elements_of(*vb, bb, eb_);
     if (!ea.ok()) {
-      problem_ = std::string("a: ") + ea.error().message();
+      problem_ = "a: ";
+      problem_ += ea.message();
     } else if (!eb.ok()) {
-      problem_ = std::string("b: ") + eb.error().message();
+      problem_ = "b: ";
+      problem_ += eb.message();
     } else if (va.kind != vb->kind || (is_tensor(va) && va.tensor.sizes != vb->tensor.sizes)) {
       problem_ = "different shape or kind in b";
-    } else if (ea->size() != eb->size()) {
+    } else if (ea_.size() != eb_.size()) {
       problem_ = "different element count in b";
     } else {
       problem_.clear();
@@ -230,7 +244,7 @@ class RowMaker {
       status_ = problem_;
       return;
     }
-    gap_ = measure(*ea, *eb, tolerance_, counts.max_abs_error);
+    gap_ = measure(ea_, eb_, tolerance_, counts.max_abs_error);
     measured_ = true;
     if (gap_.past) {
       ++counts.past_tolerance;
@@ -272,14 +286,14 @@ class RowMaker {
       }
       for (const TraceValue* v : {va, vb}) {
         row.push_back(v != nullptr ? instruction_cell(*v) : Cell());
-        row.emplace_back(v != nullptr ? v->op : std::string());
-        row.emplace_back(v != nullptr ? v->delegate_id : std::string());
+        row.emplace_back(v != nullptr ? std::string(v->op) : std::string());
+        row.emplace_back(v != nullptr ? std::string(v->delegate_id) : std::string());
       }
     } else {
       const TraceValue& v = va != nullptr ? *va : *vb;
       row.push_back(instruction_cell(v));
-      row.emplace_back(v.op);
-      row.emplace_back(v.delegate_id);
+      row.emplace_back(std::string(v.op));
+      row.emplace_back(std::string(v.delegate_id));
     }
     row.emplace_back(int64_t{p.is_output ? 1 : 0});
     row.emplace_back(static_cast<int64_t>(p.list_index));
@@ -302,29 +316,31 @@ class RowMaker {
     auto integer_or_empty = [](bool present, int64_t x) {
       return present ? CellRef::integer(x) : CellRef::empty();
     };
-    row.clear();
-    row.push_back(CellRef::string(*p.method));
-    row.push_back(CellRef::string(p.load ? "load" : "execute"));
-    row.push_back(integer_or_empty(!p.load, p.iteration));
-    row.push_back(integer_or_empty(v.instruction >= 0, v.instruction));
-    row.push_back(CellRef::string(v.op));
-    row.push_back(CellRef::string(v.delegate_id));
-    row.push_back(CellRef::integer(p.is_output ? 1 : 0));
-    row.push_back(CellRef::integer(p.list_index));
-    row.push_back(CellRef::integer(static_cast<int64_t>(p.occurrence)));
-    row.push_back(integer_or_empty(va != nullptr, va != nullptr ? va->index : 0));
-    row.push_back(integer_or_empty(vb != nullptr, vb != nullptr ? vb->index : 0));
+    // Cells are written in place, not pushed: a pushed cell was built on the stack and copied.
+    row.resize(18);
+    CellRef* r = row.data();
+    *r++ = CellRef::string(*p.method);
+    *r++ = CellRef::string(p.load ? "load" : "execute");
+    *r++ = integer_or_empty(!p.load, p.iteration);
+    *r++ = integer_or_empty(v.instruction >= 0, v.instruction);
+    *r++ = CellRef::string(v.op);
+    *r++ = CellRef::string(v.delegate_id);
+    *r++ = CellRef::integer(p.is_output ? 1 : 0);
+    *r++ = CellRef::integer(p.list_index);
+    *r++ = CellRef::integer(static_cast<int64_t>(p.occurrence));
+    *r++ = integer_or_empty(va != nullptr, va != nullptr ? va->index : 0);
+    *r++ = integer_or_empty(vb != nullptr, vb != nullptr ? vb->index : 0);
     if (is_tensor(v)) {
       shape = shape_text(v.tensor.sizes);
-      row.push_back({CellRef::Kind::List, 0, 0, shape, v.tensor.sizes});
+      *r++ = {CellRef::Kind::List, 0, 0, shape, v.tensor.sizes};
     } else {
-      row.push_back(CellRef::empty());
+      *r++ = CellRef::empty();
     }
     for (double x : {gap_.mse, gap_.max_abs, gap_.snr_db, gap_.cosine}) {
-      row.push_back(measured_ ? CellRef::number(x) : CellRef::empty());
+      *r++ = measured_ ? CellRef::number(x) : CellRef::empty();
     }
-    row.push_back(CellRef::string(status_));
-    row.push_back(CellRef::string(first_ ? "*" : ""));
+    *r++ = CellRef::string(status_);
+    *r = CellRef::string(first_ ? "*" : "");
   }
 
  private:
@@ -343,6 +359,7 @@ class RowMaker {
   Gap gap_;
   std::string_view status_;  // a literal or problem_
   std::string problem_;
+  std::vector<double> ea_, eb_;  // the elements of the last values judged
 };
 
 // A value's place within its group (method, kind, iteration), matching by place: the key of
@@ -352,7 +369,7 @@ struct PlaceKey {
   bool is_output = false;
   uint32_t list_index = 0;
   size_t occurrence = 0;
-  std::string delegate_id;
+  std::string_view delegate_id;  // interned in its trace's strings, which outlive the key
   bool operator==(const PlaceKey&) const = default;
 };
 
@@ -436,8 +453,9 @@ class StreamedCompare {
       const size_t g = group_a_[i];
       if (g == kNoGroup) continue;
       // One block of each side resident at a time: a joined block holds copies of what it
-      // needs from the dump, and a payload is read only while its row is judged.
-      a_.reader->rejoin_block(i, ta_);
+      // needs from the dump, and a payload is read only while its row is judged. Values only:
+      // their events are not compared.
+      a_.reader->rejoin_values(i, ta_);
       a_.reader->release_pages();
       if (!ta_.values.empty() && cached_ != g && !b_members_[g].empty()) join_group(g);
       const TraceBlock& block = ta_.blocks[i];
@@ -489,7 +507,7 @@ class StreamedCompare {
         maker_.counts.values_b += used_[j].size();
         continue;
       }
-      b_.reader->rejoin_block(j, tb_);
+      b_.reader->rejoin_values(j, tb_);
       b_.reader->release_pages();
       const TraceBlock& block = tb_.blocks[j];
       const std::string& method = method_in_a(methods_, block.method);
@@ -515,12 +533,16 @@ class StreamedCompare {
 
   // B's blocks of group `g`, joined into `tb_` in B's order (keyed into `index_` when needed).
   void join_group(size_t g) {
-    tb_.events.clear();
-    tb_.values.clear();
     position_.clear();
-    for (size_t j : b_members_[g]) {
-      const size_t start = tb_.values.size();
-      b_.reader->join_block(j, tb_);
+    for (size_t k = 0; k < b_members_[g].size(); ++k) {
+      const size_t j = b_members_[g][k];
+      const size_t start = k == 0 ? 0 : tb_.values.size();
+      // The first block over the values of the group before (reusing them), the others after.
+      if (k == 0) {
+        b_.reader->rejoin_values(j, tb_);
+      } else {
+        b_.reader->join_values(j, tb_);
+      }
       const size_t n = tb_.values.size() - start;
       if (!joined_[j]) {
         used_[j].assign(n, false);

@@ -105,6 +105,13 @@ double element_as_double(ScalarType type, const uint8_t* p) {
 
 Result<std::vector<double>> tensor_as_doubles(const TensorMeta& tensor,
                                               std::span<const uint8_t> bytes) {
+  std::vector<double> out;
+  ETKIT_TRY(tensor_as_doubles(tensor, bytes, out));
+  return out;
+}
+
+Error tensor_as_doubles(const TensorMeta& tensor, std::span<const uint8_t> bytes,
+                        std::vector<double>& out) {
   if (!converts_to_double(tensor.dtype)) {
     return Error(ErrorCode::NotSupported, "%s elements cannot be read as numbers",
                  scalar_type_name(tensor.dtype));
@@ -115,12 +122,11 @@ Result<std::vector<double>> tensor_as_doubles(const TensorMeta& tensor,
                  bytes.size(), nbytes);
   }
   const size_t elem = element_size(tensor.dtype);
-  std::vector<double> out;
-  out.reserve(nbytes / elem);
-  for (size_t i = 0; i < nbytes; i += elem) {
-    out.push_back(element_as_double(tensor.dtype, &bytes[i]));
+  out.resize(nbytes / elem);
+  for (size_t i = 0; i < out.size(); ++i) {
+    out[i] = element_as_double(tensor.dtype, &bytes[i * elem]);
   }
-  return out;
+  return Error();
 }
 
 }  // namespace etkit::inspect

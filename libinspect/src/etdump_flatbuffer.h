@@ -44,6 +44,10 @@ class EventConverter {
   Error convert(const ::etdump::Event* e, size_t run, size_t index, Event* out);
   /// Converts a debug event's value (the event at run `run`, `index`).
   Result<LoggedValue> convert_value(const ::etdump::Value* v, size_t run, size_t index);
+  /// The same into `out`, reusing the vectors it holds: converting the values of a dump one
+  /// after the other into one `LoggedValue` allocates nothing once it has grown. `out` is
+  /// unspecified on error.
+  Error convert_value(const ::etdump::Value* v, size_t run, size_t index, LoggedValue* out);
   /// Reads etkit's metadata block (run `run`) into `metadata`.
   Error read_metadata(const ::etdump::RunData* block, size_t run,
                       std::map<std::string, std::string>* metadata);
@@ -51,15 +55,17 @@ class EventConverter {
  private:
   Error fail(const char* format, ...) __attribute__((format(printf, 2, 3)));
   Error check_fields(const ::etdump::Event* e);
-  Error read_longs(const flatbuffers::Vector<int64_t>* v, const char* label, const char* field,
+  // `list_index` is the tensor's position in its TensorList, for messages (SIZE_MAX outside one).
+  Error read_longs(const flatbuffers::Vector<int64_t>* v, size_t list_index, const char* field,
                    std::vector<int64_t>* out);
-  Result<TensorMeta> convert_tensor(const ::etdump::Tensor* t, const char* label);
+  Error convert_tensor(const ::etdump::Tensor* t, size_t list_index, TensorMeta* out);
 
   const uint8_t* origin_;
   // Where the event being read is, for messages: "run R event E" or "run R (etkit:metadata)".
   size_t run_ = 0;
   size_t index_ = 0;
   bool in_metadata_ = false;
+  LoggedValue checked_;  // what `check` converts into, kept between events
 };
 
 }  // namespace etkit::inspect::detail

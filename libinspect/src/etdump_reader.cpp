@@ -38,6 +38,22 @@ auto at(const V* v, size_t i) {
 
 std::string str(const flatbuffers::String* s) { return s == nullptr ? std::string() : s->str(); }
 
+// `list_index` of a tensor that is not in a TensorList.
+constexpr size_t kNotInList = SIZE_MAX;
+
+// A tensor's name in messages, "tensor" or "tensor_list[2]": formatted only when a message
+// needs it, not for every tensor converted.
+struct TensorLabel {
+  explicit TensorLabel(size_t list_index) {
+    if (list_index == kNotInList) {
+      std::snprintf(text, sizeof text, "tensor");
+    } else {
+      std::snprintf(text, sizeof text, "tensor_list[%zu]", list_index);
+    }
+  }
+  char text[40];
+};
+
 // numel and nbytes with overflow detection; a zero dimension makes everything 0 whatever the
 // other sizes are. Negative sizes count as 0 here (the reader refuses them before).
 bool checked_numel(const std::vector<int64_t>& sizes, size_t* out) {
@@ -128,8 +144,7 @@ Error EventConverter::check(const fb::Event* e, size_t run, size_t index) {
   ETKIT_TRY(check_fields(e));
   if (const fb::DebugEvent* d = e->debug_event()) {
     if (d->debug_entry() == nullptr) return fail("debug event has no value (debug_entry)");
-    Result<LoggedValue> value = convert_value(d->debug_entry(), run, index);
-    if (!value.ok()) return value.error();
+    return convert_value(d->debug_entry(), run, index, &checked_);
   }
   return Error();
 }
@@ -176,14 +191,23 @@ Error EventConverter::convert(const fb::Event* e, size_t run, size_t index, Even
 }
 
 Result<LoggedValue> EventConverter::convert_value(const fb::Value* v, size_t run, size_t index) {
+  LoggedValue out;
+  ETKIT_TRY(convert_value(v, run, index, &out));
+  return out;
+}
+
+Error EventConverter::convert_value(const fb::Value* v, size_t run, size_t index,
+                                    LoggedValue* out_value) {
   run_ = run;
   index_ = index;
   in_metadata_ = false;
-  // The payload field each ValueType needs; Null needs none and String has none.
+  // The payload field each ValueType needs, by its position in `payloads`; Null needs none and
+  // String has none. (Positions, not names compared: this runs for every value of a dump.)
   struct Payload {
     const char* field;
     bool present;
   };
+  enum Field { kTensor, kTensorList, kInt, kFloat, kDouble, kBool, kNone };
   const Payload payloads[] = {
       {"tensor", v->tensor() != nullptr},
       {"tensor_list", v->tensor_list() != nullptr},
@@ -193,108 +217,112 @@ Result<LoggedValue> EventConverter::convert_value(const fb::Value* v, size_t run
       {"bool_value", v->bool_value() != nullptr},
   };
   const auto raw = static_cast<int>(v->val());
-  const char* needed = nullptr;
-  LoggedValue out;
+  Field needed = kNone;
+  LoggedValue& out = *out_value;
+  out.int_value = 0;
+  out.double_value = 0;
+  out.bool_value = false;
   switch (v->val()) {
     case fb::ValueType::Null: out.kind = LoggedValue::Kind::Null; break;
-    case fb::ValueType::Int: out.kind = LoggedValue::Kind::Int; needed = "int_value"; break;
-    case fb::ValueType::Bool: out.kind = LoggedValue::Kind::Bool; needed = "bool_value"; break;
-    case fb::ValueType::Float:
-      out.kind = LoggedValue::Kind::Float;
-      needed = "float_value";
-      break;
-    case fb::ValueType::Double:
-      out.kind = LoggedValue::Kind::Double;
-      needed = "double_value";
-      break;
-    case fb::ValueType::Tensor: out.kind = LoggedValue::Kind::Tensor; needed = "tensor"; break;
+    case fb::ValueType::Int: out.kind = LoggedValue::Kind::Int; needed = kInt; break;
+    case fb::ValueType::Bool: out.kind = LoggedValue::Kind::Bool; needed = kBool; break;
+    case fb::ValueType::Float: out.kind = LoggedValue::Kind::Float; needed = kFloat; break;
+    case fb::ValueType::Double: out.kind = LoggedValue::Kind::Double; needed = kDouble; break;
+    case fb::ValueType::Tensor: out.kind = LoggedValue::Kind::Tensor; needed = kTensor; break;
     case fb::ValueType::TensorList:
       out.kind = LoggedValue::Kind::TensorList;
-      needed = "tensor_list";
+      needed = kTensorList;
       break;
     case fb::ValueType::String:
       return fail("value type String cannot be read: ETDump's Value has no field for a string");
     default:
       return fail("value type %d is unknown (expected 0..7, Null..String)", raw);
   }
-  const char* type_name = fb::EnumNameValueType(v->val());
-  for (const Payload& p : payloads) {
-    const bool is_needed = needed != nullptr && std::strcmp(p.field, needed) == 0;
-    if (is_needed && !p.present) {
-      return fail("value type is %s but its %s field is absent", type_name, p.field);
-    }
-    if (!is_needed && p.present) {
+  for (int k = 0; k < kNone; ++k) {
+    const Payload& p = payloads[k];
+    const bool is_needed = k == needed;
+    if (is_needed != p.present) {
+      const char* type_name = fb::EnumNameValueType(v->val());
+      if (is_needed) return fail("value type is %s but its %s field is absent", type_name, p.field);
       return fail("value type is %s but %s is set", type_name, p.field);
     }
   }
+  // The tensors are converted into those `out` holds, reusing their vectors.
+  size_t num_tensors = 0;
+  switch (out.kind) {
+    case LoggedValue::Kind::Tensor: num_tensors = 1; break;
+    case LoggedValue::Kind::TensorList: num_tensors = vsize(v->tensor_list()->tensors()); break;
+    default: break;
+  }
+  out.tensors.resize(num_tensors);
   switch (out.kind) {
     case LoggedValue::Kind::Int: out.int_value = v->int_value()->int_val(); break;
     case LoggedValue::Kind::Bool: out.bool_value = v->bool_value()->bool_val(); break;
     case LoggedValue::Kind::Float: out.double_value = v->float_value()->float_val(); break;
     case LoggedValue::Kind::Double: out.double_value = v->double_value()->double_val(); break;
-    case LoggedValue::Kind::Tensor: {
-      ETKIT_ASSIGN_OR_RETURN(TensorMeta t, convert_tensor(v->tensor(), "tensor"));
-      out.tensors.push_back(std::move(t));
+    case LoggedValue::Kind::Tensor:
+      ETKIT_TRY(convert_tensor(v->tensor(), kNotInList, &out.tensors[0]));
       break;
-    }
     case LoggedValue::Kind::TensorList: {
       const auto* list = v->tensor_list()->tensors();
-      out.tensors.reserve(vsize(list));
-      for (size_t i = 0; i < vsize(list); ++i) {
-        const std::string label = "tensor_list[" + std::to_string(i) + "]";
-        ETKIT_ASSIGN_OR_RETURN(TensorMeta t, convert_tensor(at(list, i), label.c_str()));
-        out.tensors.push_back(std::move(t));
+      for (size_t i = 0; i < num_tensors; ++i) {
+        ETKIT_TRY(convert_tensor(at(list, i), i, &out.tensors[i]));
       }
       break;
     }
     case LoggedValue::Kind::Null: break;
   }
   out.is_output = v->output() != nullptr && v->output()->bool_val();
-  return out;
+  return Error();
 }
 
 // Copies a [long] vector after checking that its elements are 8-byte aligned: the verifier
 // only checks the alignment of the length in front of them. (An empty vector has nothing to
 // misread, and flatbuffers' own builder writes some at 4 mod 8.)
-Error EventConverter::read_longs(const flatbuffers::Vector<int64_t>* v, const char* label,
+Error EventConverter::read_longs(const flatbuffers::Vector<int64_t>* v, size_t list_index,
                                  const char* field, std::vector<int64_t>* out) {
+  out->clear();
   if (v == nullptr || v->size() == 0) return Error();
   const uint8_t* data = v->Data();
   if (reinterpret_cast<uintptr_t>(data) % alignof(int64_t) != 0) {
-    return fail("%s: %s at byte %td are not 8-byte aligned", label, field, data - origin_);
+    return fail("%s: %s at byte %td are not 8-byte aligned", TensorLabel(list_index).text,
+                field, data - origin_);
   }
   out->assign(v->begin(), v->end());
   return Error();
 }
 
-Result<TensorMeta> EventConverter::convert_tensor(const fb::Tensor* t, const char* label) {
-  TensorMeta out;
+Error EventConverter::convert_tensor(const fb::Tensor* t, size_t list_index,
+                                     TensorMeta* out_tensor) {
+  TensorMeta& out = *out_tensor;
   const int raw = static_cast<int>(t->scalar_type());
   if (!is_valid_scalar_type(raw)) {
-    return fail("%s: unknown scalar_type %d", label, raw);
+    return fail("%s: unknown scalar_type %d", TensorLabel(list_index).text, raw);
   }
   out.dtype = static_cast<ScalarType>(raw);
-  ETKIT_TRY(read_longs(t->sizes(), label, "sizes", &out.sizes));
-  ETKIT_TRY(read_longs(t->strides(), label, "strides", &out.strides));
+  ETKIT_TRY(read_longs(t->sizes(), list_index, "sizes", &out.sizes));
+  ETKIT_TRY(read_longs(t->strides(), list_index, "strides", &out.strides));
   for (size_t i = 0; i < out.sizes.size(); ++i) {
     if (out.sizes[i] < 0) {
-      return fail("%s: negative size %lld in dimension %zu", label,
+      return fail("%s: negative size %lld in dimension %zu", TensorLabel(list_index).text,
                   static_cast<long long>(out.sizes[i]), i);
     }
   }
   if (!out.strides.empty() && out.strides.size() != out.sizes.size()) {
-    return fail("%s: %zu strides for %zu sizes", label, out.strides.size(), out.sizes.size());
+    return fail("%s: %zu strides for %zu sizes", TensorLabel(list_index).text, out.strides.size(),
+                out.sizes.size());
   }
   size_t nbytes = 0;
   if (!checked_nbytes(out.dtype, out.sizes, &nbytes)) {
-    return fail("%s: the byte count of its %zu sizes overflows", label, out.sizes.size());
+    return fail("%s: the byte count of its %zu sizes overflows", TensorLabel(list_index).text,
+                out.sizes.size());
   }
   out.offset = t->offset();
   if (out.offset < -1) {
-    return fail("%s: offset %lld is negative (only -1, no payload, is allowed)", label,
-                static_cast<long long>(out.offset));
+    return fail("%s: offset %lld is negative (only -1, no payload, is allowed)",
+                TensorLabel(list_index).text, static_cast<long long>(out.offset));
   }
-  return out;
+  return Error();
 }
 
 }  // namespace detail

@@ -261,18 +261,13 @@ void event_row_refs(const Trace& trace, const TraceEvent& e, const EventColumns&
                     double ns_per_unit, const MetadataLayout* layout,
                     const LoggedValues& logged, std::vector<Cell>& decoded,
                     std::vector<CellRef>& row) {
-  const TraceBlock& b = trace.blocks[e.block];
   if (layout != nullptr) {
     const std::span<const uint8_t> bytes(reinterpret_cast<const uint8_t*>(e.metadata.data()),
                                          e.metadata.size());
     decoded = decode_metadata(*layout, bytes);
   }
-  row.resize(12 + (cols.with_values ? 1 : 0) + decoded.size());
-  CellRef* r = row.data();
-  *r++ = CellRef::integer(e.block);
-  *r++ = CellRef::string(b.method);
-  *r++ = CellRef::string(block_kind(b));
-  *r++ = b.load ? CellRef::empty() : CellRef::integer(b.iteration);
+  row.resize(kBlockCells + 8 + (cols.with_values ? 1 : 0) + decoded.size());
+  CellRef* r = put_block_cells(trace, e.block, row.data());
   *r++ = CellRef::string(e.name);
   *r++ = CellRef::string(e.op);
   *r++ = e.instruction >= 0 ? CellRef::integer(e.instruction) : CellRef::empty();

@@ -101,7 +101,7 @@ Error OperatorNamer::apply_map(Trace& trace) {
     }
     for (TraceValue& v : trace.values) {
       ETKIT_ASSIGN_OR_RETURN(std::optional<std::string> op, name_of(v.block, 0, v.instruction));
-      if (op) v.op = *op;
+      if (op) v.op = strings.intern(*op);
     }
     return Error();
   }
@@ -161,7 +161,7 @@ Error OperatorNamer::apply_program(Trace& trace) {
   for (TraceValue& v : trace.values) {
     // Values carry no chain; logged values come from chain 0 in exported programs.
     ETKIT_ASSIGN_OR_RETURN(const std::string* op, name_of(v.block, 0, v.instruction));
-    if (op != nullptr) v.op = *op;
+    if (op != nullptr) v.op = strings.intern(*op);
   }
   return Error();
 }

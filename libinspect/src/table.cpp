@@ -32,6 +32,17 @@ CellRef CellRef::of(const Cell& cell) {
   return {};
 }
 
+Cell CellRef::to_cell() const {
+  switch (kind) {
+    case Kind::Empty: return std::monostate{};
+    case Kind::Int: return i;
+    case Kind::Double: return d;
+    case Kind::Text: return std::string(text);
+    case Kind::List: return IntList{{items.begin(), items.end()}, std::string(text)};
+  }
+  return std::monostate{};
+}
+
 namespace {
 
 // Copies `n` bytes from `from` to `to`. Cells are short, and a call to memcpy for a few bytes

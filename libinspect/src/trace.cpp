@@ -72,13 +72,14 @@ Result<Trace> join_model(ETDump& dump, const std::string& path, bool consume) {
     joiner.join_events(trace, b, first_start, ns_per_tick);
     trace.blocks[b].num_events = trace.events.size() - trace.blocks[b].first_event;
     uint32_t value_index = 0;
+    size_t slot = trace.values.size();
     for (const Event& e : block.events) {
       if (e.kind != Event::Kind::Debug) continue;
       const DebugEvent& d = e.debug;
-      std::string id = d.delegate_debug_id_int != -1 ? std::to_string(d.delegate_debug_id_int)
-                                                     : d.delegate_debug_id_str;
-      append_value(trace, b, value_index, d.chain_index, d.instruction_id, std::move(id), d.name,
-                   d.value, joiner);
+      put_value(trace, slot, b, value_index, d.chain_index, d.instruction_id,
+                   delegate_text(d.delegate_debug_id_int, strings.intern(d.delegate_debug_id_str),
+                                 strings),
+                   strings.intern(d.name), d.value, joiner);
     }
     if (consume) std::vector<Event>().swap(dump.blocks[b].events);
   }

@@ -14,6 +14,7 @@
 #include "etdump_flatbuffer.h"
 #include "etkit/host/file_data_loader.h"
 #include "etkit/runtime/data_loader.h"
+#include "etkit/runtime/event_name.h"
 
 namespace etkit::inspect {
 
@@ -65,10 +66,12 @@ struct TraceReader::Impl {
   double ns_per_tick = 1;
   BlockJoiner joiner;
   FlatbufferStrings strings;
+  LoggedValue value;  // the value being joined, kept between values (its vectors' capacity)
   bool has_values = false;
   bool has_tensor_values = false;
 
   Error open(std::span<const uint8_t> data);
+  void join(size_t b, Trace& trace, bool with_events, size_t values_from);
 };
 
 namespace {
@@ -197,61 +200,89 @@ TraceReader::BlockSummary TraceReader::block_summary(size_t b) const {
 bool TraceReader::size_prefixed() const { return impl_->dump.size_prefixed; }
 
 void TraceReader::join_block(size_t b, Trace& trace) {
-  Impl& m = *impl_;
-  m.strings.use(trace.strings);
-  StringTable& strings = m.strings.table();
-  const size_t r = m.runs[b];
-  const fb::RunData* run = m.dump.root->run_data()->Get(static_cast<flatbuffers::uoffset_t>(r));
+  impl_->join(b, trace, true, trace.values.size());
+}
+
+// With `with_events` false only the values are joined: their operators need the block's
+// `native_call_` events, but not the events' order, nesting and times. The values are written
+// from `trace.values[values_from]` on, over those there (`put_value`), and the rest dropped.
+void TraceReader::Impl::join(size_t b, Trace& trace, bool with_events, size_t values_from) {
+  strings.use(trace.strings);
+  StringTable& table = strings.table();
+  const size_t r = runs[b];
+  const fb::RunData* run = dump.root->run_data()->Get(static_cast<flatbuffers::uoffset_t>(r));
   const auto* events = run->events();
   const size_t num_events = events == nullptr ? 0 : events->size();
-  BlockJoiner& joiner = m.joiner;
+  TraceBlock& block = trace.blocks[b];
+  block.first_event = trace.events.size();
+  block.num_events = 0;
+  size_t slot = values_from;
+  if (!with_events && summaries[b].debug_events == 0) {
+    trace.values.resize(slot);
+    return;
+  }
   joiner.raw.clear();
-  bool has_values = false;
   for (size_t i = 0; i < num_events; ++i) {
     const fb::Event* e = events->Get(static_cast<flatbuffers::uoffset_t>(i));
     const fb::ProfileEvent* p = e->profile_event();
-    if (p == nullptr) {
-      has_values = has_values || e->debug_event() != nullptr;
+    if (p == nullptr) continue;
+    // For the values only the `native_call_` events matter (`name_operators`), and most events
+    // are others: they are skipped before their strings are interned.
+    if (!with_events && (p->name() == nullptr ||
+                         !p->name()->string_view().starts_with(event_name::kNativeCallPrefix))) {
       continue;
     }
     RawEvent raw;
-    raw.name = m.strings.get(p->name());
+    raw.name = strings.get(p->name());
     raw.delegate_id =
-        delegate_text(p->delegate_debug_id_int(), m.strings.get(p->delegate_debug_id_str()),
-                      strings);
+        delegate_text(p->delegate_debug_id_int(), strings.get(p->delegate_debug_id_str()),
+                      table);
+    raw.chain = p->chain_index();
+    raw.instruction_id = p->instruction_id();
+    if (!with_events) {  // what `name_operators` reads
+      joiner.raw.push_back(raw);
+      continue;
+    }
     if (const auto* md = p->delegate_debug_metadata(); md != nullptr && md->size() > 0) {
-      raw.metadata = strings.intern(
+      raw.metadata = table.intern(
           std::string_view(reinterpret_cast<const char*>(md->data()), md->size()));
     }
     std::tie(raw.start, raw.elapsed) = *span_of(p->start_time(), p->end_time());  // checked
     raw.index = static_cast<uint32_t>(i);
-    raw.chain = p->chain_index();
-    raw.instruction_id = p->instruction_id();
     joiner.raw.push_back(raw);
   }
-  TraceBlock& block = trace.blocks[b];
-  block.first_event = trace.events.size();
-  joiner.join_events(trace, b, m.first_start, m.ns_per_tick);
+  if (with_events) {
+    joiner.join_events(trace, b, first_start, ns_per_tick);
+  } else {
+    joiner.name_operators();
+  }
   block.num_events = trace.events.size() - block.first_event;
-  if (!has_values) return;
-  detail::EventConverter converter(m.dump.origin);
+  detail::EventConverter converter(dump.origin);
   uint32_t value_index = 0;
-  for (size_t i = 0; i < num_events; ++i) {
+  for (size_t i = 0; summaries[b].debug_events > 0 && i < num_events; ++i) {
     const fb::DebugEvent* d = events->Get(static_cast<flatbuffers::uoffset_t>(i))->debug_event();
     if (d == nullptr) continue;
-    Result<LoggedValue> value = converter.convert_value(d->debug_entry(), r, i);  // checked
-    std::string id = d->delegate_debug_id_int() != -1
-                         ? std::to_string(d->delegate_debug_id_int())
-                         : fb_str(d->delegate_debug_id_str());
-    append_value(trace, b, value_index, d->chain_index(), d->instruction_id(), std::move(id),
-                 fb_str(d->name()), *value, joiner);
+    (void)converter.convert_value(d->debug_entry(), r, i, &value);  // checked at open
+    put_value(trace, slot, b, value_index, d->chain_index(), d->instruction_id(),
+              delegate_text(d->delegate_debug_id_int(), strings.get(d->delegate_debug_id_str()),
+                            table),
+              strings.get(d->name()), value, joiner);
   }
+  trace.values.resize(slot);
 }
 
 void TraceReader::rejoin_block(size_t b, Trace& trace) {
   trace.events.clear();
-  trace.values.clear();
-  join_block(b, trace);
+  impl_->join(b, trace, true, 0);
+}
+
+void TraceReader::join_values(size_t b, Trace& trace) {
+  impl_->join(b, trace, false, trace.values.size());
+}
+
+void TraceReader::rejoin_values(size_t b, Trace& trace) {
+  trace.events.clear();
+  impl_->join(b, trace, false, 0);
 }
 
 Trace TraceReader::join_all() {

@@ -18,11 +18,17 @@
 namespace etkit::inspect {
 
 Result<std::vector<double>> value_elements(const TraceValue& v, const DebugBuffer& buffer) {
+  std::vector<double> out;
+  ETKIT_TRY(value_elements(v, buffer, out));
+  return out;
+}
+
+Error value_elements(const TraceValue& v, const DebugBuffer& buffer, std::vector<double>& out) {
   if (v.kind != LoggedValue::Kind::Tensor && v.kind != LoggedValue::Kind::TensorList) {
     return Error(ErrorCode::InvalidArgument, "not a tensor");
   }
   ETKIT_ASSIGN_OR_RETURN(std::span<const uint8_t> bytes, buffer.tensor_bytes(v.tensor));
-  return tensor_as_doubles(v.tensor, bytes);
+  return tensor_as_doubles(v.tensor, bytes, out);
 }
 
 Result<HostTensor> value_tensor(const TraceValue& v, const DebugBuffer& buffer) {
@@ -134,69 +140,86 @@ Table values_head(const std::string& path, const DebugMap* map) {
   return t;
 }
 
-// The row of value `v` of `trace` into `row` (cleared first).
-void value_row(const Trace& trace, const TraceValue& v, const DebugBuffer& buffer,
-               const DebugMap* map, std::vector<Cell>& row) {
-  const TraceBlock& b = trace.blocks[v.block];
-  row.clear();
-  append_block_cells(trace, v.block, row);
-  row.emplace_back(static_cast<int64_t>(v.index));
-  row.emplace_back(static_cast<int64_t>(v.list_index));
-  if (v.instruction >= 0) {
-    row.emplace_back(static_cast<int64_t>(v.instruction));
-  } else {
-    row.emplace_back(std::monostate{});
-  }
-  row.emplace_back(v.op);
-  row.emplace_back(v.delegate_id);
-  if (map != nullptr) {
-    const std::span<const uint32_t> handles = value_debug_handles(trace, v, *map);
-    row.push_back(handles_cell(handles));
-    row.emplace_back(node_names_text(*map, b.method, handles));
-  }
-  row.emplace_back(v.name);
-  row.emplace_back(int64_t{v.is_output ? 1 : 0});
-  const bool tensor =
-      v.kind == LoggedValue::Kind::Tensor || v.kind == LoggedValue::Kind::TensorList;
-  Result<std::vector<double>> elements = std::vector<double>{v.scalar};
-  if (tensor) {
-    row.emplace_back(std::string(scalar_type_name(v.tensor.dtype)));
-    row.push_back(shape_cell(v.tensor.sizes));
-    row.emplace_back(static_cast<int64_t>(v.tensor.numel()));
-    elements = value_elements(v, buffer);
-  } else {
-    row.emplace_back(std::string(kind_name(v.kind)));
-    row.emplace_back(std::monostate{});
-    row.emplace_back(int64_t{1});
-  }
-  if (!elements.ok()) {
-    for (int i = 0; i < 6; ++i) row.emplace_back(std::monostate{});
-    row.emplace_back(std::string(elements.error().message()));
-    return;
-  }
-  // The one tensor statistics (a scalar is one element): empty cells (null in JSON) when no
-  // element is finite, so an all-NaN value shows no made-up 0.
-  const TensorStats s = tensor_stats(*elements);
-  for (const std::optional<double>& x : {s.min, s.max, s.mean, s.std}) {
-    if (x) {
-      row.emplace_back(*x);
-    } else {
-      row.emplace_back(std::monostate{});
-    }
-  }
-  row.emplace_back(static_cast<int64_t>(s.nan));
-  row.emplace_back(static_cast<int64_t>(s.inf));
-  row.emplace_back(std::string());
-}
+// The rows of the values table as borrowed cells, made one at a time. What a row's cells point
+// to besides the trace (the shape's text, the map's texts, the status) is kept here until the
+// next row, and the elements are read into a vector kept between rows: once these have grown, a
+// row allocates nothing, where owning cells had cost a string or a vector per cell and a vector
+// of elements per value. `values_table` copies the rows into cells; `write_values_table`
+// streams them as they are.
+class ValueRows {
+ public:
+  ValueRows(const DebugBuffer& buffer, const DebugMap* map) : buffer_(buffer), map_(map) {}
 
-// Joins each block of `reader` that `blocks` selects (all when empty) into `trace` (made by
-// `reader.skeleton()`) in place of the one before, and calls `use()` with it joined.
+  // The row of value `v` of `trace`, valid until the next call.
+  std::span<const CellRef> row(const Trace& trace, const TraceValue& v) {
+    // Cells are written in place, not pushed: a pushed cell was built on the stack and copied,
+    // a third of the row's time.
+    row_.resize(kBlockCells + 17 + (map_ != nullptr ? 2 : 0));
+    CellRef* r = put_block_cells(trace, v.block, row_.data());
+    *r++ = CellRef::integer(v.index);
+    *r++ = CellRef::integer(v.list_index);
+    *r++ = v.instruction >= 0 ? CellRef::integer(v.instruction) : CellRef::empty();
+    *r++ = CellRef::string(v.op);
+    *r++ = CellRef::string(v.delegate_id);
+    if (map_ != nullptr) {
+      const std::span<const uint32_t> handles = value_debug_handles(trace, v, *map_);
+      handles_ = handles_text(handles);
+      handle_items_.assign(handles.begin(), handles.end());
+      *r++ = handles.empty() ? CellRef::empty()
+                             : CellRef{CellRef::Kind::List, 0, 0, handles_, handle_items_};
+      ops_ = node_names_text(*map_, trace.blocks[v.block].method, handles);
+      *r++ = CellRef::string(ops_);
+    }
+    *r++ = CellRef::string(v.name);
+    *r++ = CellRef::integer(v.is_output ? 1 : 0);
+    Error read;
+    if (v.kind == LoggedValue::Kind::Tensor || v.kind == LoggedValue::Kind::TensorList) {
+      *r++ = CellRef::string(scalar_type_name(v.tensor.dtype));
+      shape_ = shape_text(v.tensor.sizes);
+      *r++ = {CellRef::Kind::List, 0, 0, shape_, v.tensor.sizes};
+      *r++ = CellRef::integer(static_cast<int64_t>(v.tensor.numel()));
+      read = value_elements(v, buffer_, elements_);
+    } else {
+      *r++ = CellRef::string(kind_name(v.kind));
+      *r++ = CellRef::empty();
+      *r++ = CellRef::integer(1);
+      elements_.assign(1, v.scalar);  // a scalar is one element
+    }
+    if (!read.ok()) {
+      for (int k = 0; k < 6; ++k) *r++ = CellRef::empty();  // no statistics
+      status_ = read.message();
+      *r = CellRef::string(status_);
+      return row_;
+    }
+    // The one tensor statistics: empty cells (null in JSON) when no element is finite, so an
+    // all-NaN value shows no made-up 0.
+    const TensorStats s = tensor_stats(elements_);
+    for (const std::optional<double>& x : {s.min, s.max, s.mean, s.std}) {
+      *r++ = x ? CellRef::number(*x) : CellRef::empty();
+    }
+    *r++ = CellRef::integer(static_cast<int64_t>(s.nan));
+    *r++ = CellRef::integer(static_cast<int64_t>(s.inf));
+    *r = CellRef::string("");
+    return row_;
+  }
+
+ private:
+  const DebugBuffer& buffer_;
+  const DebugMap* map_;
+  std::vector<CellRef> row_;
+  std::vector<double> elements_;
+  std::string shape_, handles_, ops_, status_;
+  std::vector<int64_t> handle_items_;
+};
+
+// Joins the values of each block of `reader` that `blocks` selects (all when empty) into `trace`
+// (made by `reader.skeleton()`) in place of the one before, and calls `use()` with them.
 template <typename Use>
 void for_each_block(TraceReader& reader, const std::vector<bool>& blocks, Trace& trace,
                     Use&& use) {
   for (size_t b = 0; b < trace.blocks.size(); ++b) {
     if (!blocks.empty() && !blocks[b]) continue;
-    reader.rejoin_block(b, trace);
+    reader.rejoin_values(b, trace);
     use();
   }
 }
@@ -206,11 +229,11 @@ void for_each_block(TraceReader& reader, const std::vector<bool>& blocks, Trace&
 Table values_table(const Trace& trace, const DebugBuffer& buffer, const std::vector<bool>& blocks,
                    const DebugMap* map) {
   Table t = values_head(trace.path, map);
+  ValueRows rows(buffer, map);
   for (const TraceValue& v : trace.values) {
     if (!blocks.empty() && !blocks[v.block]) continue;
-    std::vector<Cell> row;
-    value_row(trace, v, buffer, map, row);
-    t.rows.push_back(std::move(row));
+    std::vector<Cell>& row = t.rows.emplace_back();
+    for (const CellRef& cell : rows.row(trace, v)) row.push_back(cell.to_cell());
   }
   return t;
 }
@@ -221,16 +244,13 @@ Error write_values_table(TraceReader& reader, const DebugBuffer& buffer,
                          const std::function<void(std::string_view)>& write) {
   Trace trace = reader.skeleton();
   const Table head = values_head(trace.path, nullptr);
-  std::vector<Cell> row;
-  auto rows = [&](const RowVisitor& visit) {
+  ValueRows maker(buffer, nullptr);
+  auto rows = [&](const RowRefVisitor& visit) {
     for_each_block(reader, blocks, trace, [&] {
-      for (const TraceValue& v : trace.values) {
-        value_row(trace, v, buffer, nullptr, row);
-        visit(row);
-      }
+      for (const TraceValue& v : trace.values) visit(maker.row(trace, v));
     });
   };
-  return render_streamed(head, rows, format, options, write);
+  return render_streamed_refs(head, rows, format, options, write);
 }
 
 std::vector<Error> save_value_tensors(TraceReader& reader, const DebugBuffer& buffer,

@@ -76,4 +76,9 @@ double element_as_double(ScalarType type, const uint8_t* p);
 Result<std::vector<double>> tensor_as_doubles(const TensorMeta& tensor,
                                               std::span<const uint8_t> bytes);
 
+/// The same into `out` (replacing its contents, keeping its capacity), for callers that read
+/// many tensors: once `out` has grown, reading allocates nothing. `out` is unspecified on error.
+Error tensor_as_doubles(const TensorMeta& tensor, std::span<const uint8_t> bytes,
+                        std::vector<double>& out);
+
 }  // namespace etkit::inspect

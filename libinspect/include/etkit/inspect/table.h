@@ -116,6 +116,8 @@ struct CellRef {
   static CellRef list(const IntList& list) { return {Kind::List, 0, 0, list.text, list.items}; }
   /// A view of `cell`, which must outlive the view.
   static CellRef of(const Cell& cell);
+  /// An owning copy (the reverse of `of`), for the rows of a `Table`.
+  Cell to_cell() const;
 };
 
 /// Called once per row of `render_streamed_refs`; the row is only borrowed.

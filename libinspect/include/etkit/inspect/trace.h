@@ -94,14 +94,16 @@ struct TraceEvent {
 std::string_view event_device(const TraceEvent& e);
 
 /// One logged value (a debug event), joined. A TensorList gives one `TraceValue` per tensor.
+/// Its strings are views into the trace's `StringTable`, as an event's are: joining a value
+/// copies no string.
 struct TraceValue {
   uint32_t block = 0;        ///< Index into `Trace::blocks`.
   uint32_t index = 0;        ///< Position among the block's logged values (0, 1, ...).
   uint32_t list_index = 0;   ///< Position in its TensorList (0 otherwise).
   int32_t instruction = -1;  ///< Instruction that logged it; -1 for program outputs.
-  std::string op;            ///< Operator of that instruction (as for events); may be empty.
-  std::string delegate_id;   ///< Delegate debug id as text; empty if none.
-  std::string name;          ///< The debug event's name (ExecuTorch's writer never sets one).
+  std::string_view op;           ///< Operator of that instruction (as for events); may be empty.
+  std::string_view delegate_id;  ///< Delegate debug id as text; empty if none.
+  std::string_view name;  ///< The debug event's name (ExecuTorch's writer never sets one).
   bool is_output = false;    ///< A program output rather than an intermediate.
   LoggedValue::Kind kind = LoggedValue::Kind::Null;
   TensorMeta tensor;         ///< Kind::Tensor and Kind::TensorList.
@@ -126,7 +128,7 @@ struct Trace {
   std::vector<TraceEvent> events;
   /// Logged values in block order, each block's in file order.
   std::vector<TraceValue> values;
-  /// Where the events' strings live.
+  /// Where the strings of events and values live.
   std::shared_ptr<StringTable> strings = std::make_shared<StringTable>();
 };
 

@@ -65,6 +65,12 @@ class TraceReader {
   /// Block `b` alone in `trace`: clears the events and values joined before, then `join_block`.
   /// How the streamed readers hold one block at a time; indices are the block's own.
   void rejoin_block(size_t b, Trace& trace);
+  /// `join_block` for the values only: appends the values of block `b` (their operators named
+  /// as `join_block` names them) and no events (`num_events` 0). For readers of values
+  /// (`values`, `compare`), which need the block's events only for the operators' names.
+  void join_values(size_t b, Trace& trace);
+  /// Block `b`'s values alone in `trace`, as `rejoin_block` does for `join_block`.
+  void rejoin_values(size_t b, Trace& trace);
   /// Every block joined into one trace.
   Trace join_all();
   /// Gives the resident pages of a dump mapped from a file back (`FileDataLoader::release_pages`):

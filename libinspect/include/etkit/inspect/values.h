@@ -28,6 +28,8 @@ namespace etkit::inspect {
 /// The elements of value `v` (a tensor) as doubles. Errors: those of `DebugBuffer::tensor_bytes`
 /// and `tensor_as_doubles`; `InvalidArgument` for a value that is not a tensor.
 Result<std::vector<double>> value_elements(const TraceValue& v, const DebugBuffer& buffer);
+/// The same into `out` (`tensor_as_doubles` with a vector kept between calls).
+Error value_elements(const TraceValue& v, const DebugBuffer& buffer, std::vector<double>& out);
 
 /// A tensor value's bytes as a HostTensor (dtype, sizes and, from the strides, dim order), for
 /// `write_npy`. Errors: those of `DebugBuffer::tensor_bytes`; `NotSupported` for a rank or size
