@@ -29,6 +29,7 @@ namespace {
 
 using json = nlohmann::ordered_json;
 using detail::kDelegateOp;
+using detail::put_chars;
 using detail::TextSink;
 
 std::string dump_line(const json& j) {
@@ -40,11 +41,6 @@ template <size_t N>
 char* put_literal(char* p, const char (&s)[N]) {
   std::memcpy(p, s, N - 1);
   return p + (N - 1);
-}
-
-char* put_text(char* p, std::string_view s) {
-  if (!s.empty()) std::memcpy(p, s.data(), s.size());  // an empty view may have no data
-  return p + s.size();
 }
 
 // The Chrome trace of a dump written in two passes over its selected events, each pass block by
@@ -212,33 +208,33 @@ class ChromeTraceWriter {
       }
     };
     p = put_literal(p, ",\n{\"name\":\"");
-    p = put_text(p, e.name);
+    p = put_chars(p, e.name);
     p = put_literal(p, "\",\"cat\":\"");
-    p = put_text(p, category(e, device));
+    p = put_chars(p, category(e, device));
     p = put_literal(p, "\",\"ph\":\"X\",\"ts\":");
     micros(e.start_ns);
     p = put_literal(p, ",\"dur\":");
     micros(e.duration_ns);
     p = put_literal(p, ",\"pid\":1,\"tid\":");
     integer(tid);
-    p = put_text(p, block_args_);
+    p = put_chars(p, block_args_);
     if (e.instruction >= 0) {
       p = put_literal(p, ",\"instruction\":");
       integer(e.instruction);
     }
     if (!e.op.empty()) {
       p = put_literal(p, ",\"op\":\"");
-      p = put_text(p, e.op);
+      p = put_chars(p, e.op);
       *p++ = '"';
     }
     if (!e.delegate_id.empty()) {
       p = put_literal(p, ",\"delegate_id\":\"");
-      p = put_text(p, e.delegate_id);
+      p = put_chars(p, e.delegate_id);
       *p++ = '"';
     }
     if (!device.empty()) {
       p = put_literal(p, ",\"device\":\"");
-      p = put_text(p, device);
+      p = put_chars(p, device);
       *p++ = '"';
     }
     p = put_literal(p, "}}");

@@ -22,11 +22,6 @@ std::string escaped(std::string_view s) {
       .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
-char* put_chars(char* p, std::string_view s) {
-  if (!s.empty()) std::memcpy(p, s.data(), s.size());  // an empty view may have no data
-  return p + s.size();
-}
-
 // Row objects are at this indent in the document, their members two deeper, and a list's items
 // two deeper again (nlohmann's pretty print: tables 4, a table's members 6, rows 8).
 constexpr std::string_view kRowIndent = "        ";

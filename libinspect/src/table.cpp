@@ -447,7 +447,9 @@ Error render_streamed_refs(const Table& head, const std::function<void(const Row
   const char* previous = nullptr;
   // lead_bytes[k]: the bytes of the first k columns of a line, k < n (padded: none is last).
   std::vector<size_t> lead_bytes(n + 1, 0);
-  for (size_t k = 1; k <= n; ++k) lead_bytes[k] = lead_bytes[k - 1] + (k > 1 ? 2 : 0) + width[k - 1];
+  for (size_t k = 1; k <= n; ++k) {
+    lead_bytes[k] = lead_bytes[k - 1] + (k > 1 ? 2 : 0) + width[k - 1];
+  }
   rows([&](std::span<const CellRef> row) {
     char* const begin = chunk.data() + used;
     // Never the last column: it is not padded.

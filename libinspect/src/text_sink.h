@@ -11,6 +11,13 @@
 
 namespace etkit::inspect::detail {
 
+/// Copies `s` to `p`, which has room for it, and returns the end: for writers that fill a
+/// `TextSink::reserve`d region by hand.
+inline char* put_chars(char* p, std::string_view s) {
+  if (!s.empty()) std::memcpy(p, s.data(), s.size());  // an empty view may have no data
+  return p + s.size();
+}
+
 class TextSink {
  public:
   explicit TextSink(const std::function<void(std::string_view)>& write)

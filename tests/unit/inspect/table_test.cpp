@@ -270,7 +270,8 @@ TEST_CASE("table: aligned rows that begin as the row before are the same text") 
   Xorshift next{12345};
   for (int64_t r = 0; r < 6000; ++r) {
     const int64_t block = r / 7;
-    std::vector<Cell> row{block, std::string(r % 13 == 0 ? "forwarx" : block % 4 == 0 ? "fw" : "forward")};
+    const char* method = r % 13 == 0 ? "forwarx" : block % 4 == 0 ? "fw" : "forward";
+    std::vector<Cell> row{block, std::string(method)};
     if (r % 5 == 0) {
       row.emplace_back(std::string("n/a"));
     } else {
