@@ -62,13 +62,64 @@ double percentile(const std::vector<double>& sorted, double p) {
 
 namespace {
 
-constexpr size_t kSlots = 256;
+constexpr size_t kSlots = 4096;  // more than the distinct names of a big model's method
 
-size_t slot_hash(const void* method, const void* key, size_t size) {
-  uint64_t h = reinterpret_cast<uintptr_t>(method) * 0x9e3779b97f4a7c15ULL;
-  h ^= reinterpret_cast<uintptr_t>(key) + 0x7f4a7c15ULL + (h << 6) + (h >> 2);
+// By the key alone: a block's method string lives at another address in every block.
+size_t slot_hash(const void* key, size_t size) {
+  uint64_t h = reinterpret_cast<uintptr_t>(key) * 0x9e3779b97f4a7c15ULL;
   h ^= size * 0xc2b2ae3d27d4eb4fULL;
   return static_cast<size_t>(h >> 32) % kSlots;
+}
+
+// The order statistics and total of `d` (not empty; reordered), as `percentile` and a sum in
+// ascending order give them on the sorted durations. When every duration is a whole number and
+// their magnitudes sum below 2^53, every partial sum is exact in any order, so three selections
+// replace the sort; otherwise (fractions, NaN, infinities) the durations are sorted.
+void summarize(std::vector<double>& d, GroupStats& g) {
+  constexpr double kExact = 9007199254740992.0;  // 2^53
+  bool whole = true;
+  double magnitude = 0, total = 0;
+  for (double x : d) {
+    whole = whole && x == std::trunc(x);
+    magnitude += std::fabs(x);
+    total += x;
+  }
+  if (!whole || !(magnitude < kExact)) {
+    std::sort(d.begin(), d.end());
+    g.min = d.front();
+    g.max = d.back();
+    g.p10 = percentile(d, 10);
+    g.p50 = percentile(d, 50);
+    g.p90 = percentile(d, 90);
+    g.total = 0;
+    for (double x : d) g.total += x;
+    return;
+  }
+  g.total = total;
+  const auto [lo, hi] = std::minmax_element(d.begin(), d.end());
+  g.min = *lo;
+  g.max = *hi;
+  // Ranks in ascending order: each selection leaves the ranks above it to the right.
+  const double last = static_cast<double>(d.size() - 1);
+  size_t from = 0;
+  auto at = [&](size_t rank) {
+    if (rank >= from) {
+      std::nth_element(d.begin() + static_cast<ptrdiff_t>(from),
+                       d.begin() + static_cast<ptrdiff_t>(rank), d.end());
+      from = rank + 1;
+    }
+    return d[rank];
+  };
+  auto select = [&](double p) {
+    const double pos = p / 100.0 * last;
+    const size_t r = static_cast<size_t>(std::floor(pos));
+    const double a = at(r);
+    const double b = at(std::min(r + 1, d.size() - 1));
+    return a + (b - a) * (pos - static_cast<double>(r));
+  };
+  g.p10 = select(10);
+  g.p50 = select(50);
+  g.p90 = select(90);
 }
 
 }  // namespace
@@ -78,18 +129,17 @@ StatsAccumulator::StatsAccumulator(GroupBy by, bool mergeable, const DebugMap* m
 
 size_t StatsAccumulator::group_of(const std::string& method, const void* key_id, size_t key_size,
                                   std::string_view key) {
-  Slot& slot = slots_[slot_hash(&method, key_id, key_size)];
-  if (slot.epoch == epoch_ && slot.method == &method && slot.key == key_id &&
-      slot.size == key_size) {
-    return slot.group;
+  Slot& slot = slots_[slot_hash(key_id, key_size)];
+  if (slot.group != SIZE_MAX) {
+    const Group& hit = groups_[slot.group];
+    if (hit.key == key && hit.method == method) return slot.group;
   }
-  slot = {epoch_, &method, key_id, key_size, find_or_add(method, key)};
+  slot.group = find_or_add(method, key);
   return slot.group;
 }
 
 void StatsAccumulator::add(const Trace& trace, const std::vector<size_t>& events) {
   if (events.empty()) return;
-  ++epoch_;  // addresses cached by an earlier call may belong to another trace by now
   const size_t lo = events.front();
   const size_t hi = events.back();
   if (by_ != GroupBy::Name) {
@@ -255,7 +305,6 @@ size_t StatsAccumulator::find_or_add(const std::string& method, std::string_view
 }
 
 void StatsAccumulator::merge(const StatsAccumulator& other) {
-  ++epoch_;
   for (const Group& from : other.groups_) {
     Group& to = groups_[find_or_add(from.method, from.key)];
     to.durations.insert(to.durations.end(), from.durations.begin(), from.durations.end());
@@ -284,7 +333,6 @@ std::vector<GroupStats> StatsAccumulator::finish(SortKey sort) {
   out.reserve(groups_.size());
   for (Group& acc : groups_) {
     std::vector<double>& d = acc.durations;
-    std::sort(d.begin(), d.end());
     GroupStats g;
     g.method = acc.method;
     g.key = acc.key;
@@ -297,12 +345,7 @@ std::vector<GroupStats> StatsAccumulator::finish(SortKey sort) {
     g.flops = acc.flops;
     g.bytes = acc.bytes;
     g.count = d.size();
-    g.min = d.front();
-    g.max = d.back();
-    g.p10 = percentile(d, 10);
-    g.p50 = percentile(d, 50);
-    g.p90 = percentile(d, 90);
-    for (double x : d) g.total += x;
+    summarize(d, g);
     g.mean = g.total / static_cast<double>(d.size());
     g.self = acc.self;
     auto t = totals_.find(g.method);

@@ -9,6 +9,7 @@
 #include "etkit/inspect/event_selection.h"
 #include "profile_events.h"
 
+#include <algorithm>
 #include <fstream>
 #include <iterator>
 #include <string>
@@ -62,6 +63,61 @@ TEST_CASE("stats: percentiles interpolate like numpy") {
   CHECK(percentile({1, 2, 3, 4}, 10) == doctest::Approx(1.3));
   CHECK(percentile({5}, 90) == 5);
   CHECK(percentile({1, 3}, 100) == 3);
+}
+
+// One block of `durations.size()` root events named "a", "b" or "c" in turn.
+Trace flat_trace(const std::vector<double>& durations) {
+  Trace t;
+  t.path = "flat.etdump";
+  TraceBlock& b = t.blocks.emplace_back();
+  b.name = b.method = "forward";
+  b.num_events = durations.size();
+  static const char* kNames[] = {"a", "b", "c"};
+  for (size_t i = 0; i < durations.size(); ++i) {
+    TraceEvent& e = t.events.emplace_back();
+    e.name = kNames[i % 3];
+    e.index = static_cast<uint32_t>(i);
+    e.duration_ns = e.self_ns = durations[i];
+  }
+  return t;
+}
+
+TEST_CASE("stats: order statistics and totals equal those of the sorted durations, bit for bit") {
+  // Whole durations take the selection path, fractions and huge values the sort; both must
+  // give what percentile() and an ascending sum give on the sorted durations.
+  uint64_t seed = 12345;
+  auto next = [&] {
+    seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+    return seed >> 33;
+  };
+  for (double scale : {1.0, 0.3, 1e13}) {
+    for (size_t n : {1, 2, 3, 7, 10, 11, 1000, 1001}) {
+      std::vector<double> durations(n);
+      for (double& d : durations) d = static_cast<double>(next() % 5000) * scale;
+      const Trace t = flat_trace(durations);
+      const std::vector<GroupStats> stats = compute_stats({{&t, all(t)}}, GroupBy::Name,
+                                                          SortKey::Key);
+      for (const GroupStats& g : stats) {
+        std::vector<double> sorted;
+        for (size_t i = 0; i < n; ++i) {
+          if (t.events[i].name == g.key) sorted.push_back(durations[i]);
+        }
+        std::sort(sorted.begin(), sorted.end());
+        double total = 0;
+        for (double x : sorted) total += x;
+        CAPTURE(scale);
+        CAPTURE(n);
+        CAPTURE(g.key);
+        CHECK(g.count == sorted.size());
+        CHECK(g.min == sorted.front());
+        CHECK(g.max == sorted.back());
+        CHECK(g.p10 == percentile(sorted, 10));
+        CHECK(g.p50 == percentile(sorted, 50));
+        CHECK(g.p90 == percentile(sorted, 90));
+        CHECK(g.total == total);
+      }
+    }
+  }
 }
 
 TEST_CASE("stats: by name, with self time and shares") {

@@ -145,13 +145,10 @@ class StatsAccumulator {
     size_t blocks = 0;
     std::vector<double> roots;  // mergeable only
   };
-  // A recent (method, key) -> group lookup by address, valid during one `add`.
+  // A recent (method, key) -> group lookup, found by the key's address and size and confirmed
+  // by content, so an address reused by another trace or block can only miss.
   struct Slot {
-    uint64_t epoch = 0;
-    const void* method = nullptr;
-    const void* key = nullptr;
-    size_t size = 0;
-    size_t group = 0;
+    size_t group = SIZE_MAX;
   };
   size_t group_of(const std::string& method, const void* key_id, size_t key_size,
                   std::string_view key);
@@ -165,7 +162,6 @@ class StatsAccumulator {
   std::map<std::pair<std::string, std::string>, size_t> index_;
   std::map<std::string, MethodTime> totals_;
   std::vector<Slot> slots_;
-  uint64_t epoch_ = 0;
   std::vector<uint8_t> selected_;  // scratch: selected events of the range being added
   std::map<const InstructionEntry*, std::pair<OpCost, std::string>> costs_;  // cost, shapes
 };
