@@ -307,7 +307,7 @@ size_t StatsAccumulator::find_or_add(const std::string& method, std::string_view
 void StatsAccumulator::merge(const StatsAccumulator& other) {
   for (const Group& from : other.groups_) {
     Group& to = groups_[find_or_add(from.method, from.key)];
-    to.durations.insert(to.durations.end(), from.durations.begin(), from.durations.end());
+    to.durations.append(from.durations);
     for (double x : from.selfs) to.self += x;
     if (mergeable_) to.selfs.insert(to.selfs.end(), from.selfs.begin(), from.selfs.end());
     if (to.op.empty()) to.op = from.op;
@@ -331,8 +331,10 @@ std::vector<GroupStats> StatsAccumulator::finish(SortKey sort) {
   const GroupBy by = by_;
   std::vector<GroupStats> out;
   out.reserve(groups_.size());
+  std::vector<double> d;  // a group's durations, in one piece
   for (Group& acc : groups_) {
-    std::vector<double>& d = acc.durations;
+    d.clear();
+    acc.durations.copy_to(d);
     GroupStats g;
     g.method = acc.method;
     g.key = acc.key;
