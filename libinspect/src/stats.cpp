@@ -332,6 +332,9 @@ std::vector<GroupStats> StatsAccumulator::finish(SortKey sort) {
   std::vector<GroupStats> out;
   out.reserve(groups_.size());
   std::vector<double> d;  // a group's durations, in one piece
+  size_t most = 0;
+  for (const Group& acc : groups_) most = std::max(most, acc.durations.size());
+  d.reserve(most);
   for (Group& acc : groups_) {
     d.clear();
     acc.durations.copy_to(d);
