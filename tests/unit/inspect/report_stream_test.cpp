@@ -197,9 +197,17 @@ TEST_CASE("report stream: long strings and lists cross the writer's pieces") {
   }
   rows.push_back({std::string(200000, 'x'), long_list});
   rows.push_back({std::string(100000, '"'), IntList{}});
-  for (int k = 0; k < 5000; ++k) rows.push_back({std::string(static_cast<size_t>(k % 97), 'y'),
-                                                 IntList{{k}, std::to_string(k)}});
+  // Short rows after the long ones: aligned, each is as wide as the longest (330 KB), so a few
+  // dozen cross many pieces; thousands would make a table of gigabytes.
+  std::vector<std::vector<Cell>> short_rows;
+  for (int k = 0; k < 5000; ++k) {
+    short_rows.push_back({std::string(static_cast<size_t>(k % 97), 'y'),
+                          IntList{{k}, std::to_string(k)}});
+  }
+  rows.insert(rows.end(), short_rows.begin(), short_rows.begin() + 64);
   check_same({table_of({{"s", 0}, {"l", 0}}, rows)});
+  // Many short rows alone cross the pieces between rows.
+  check_same({table_of({{"s", 0}, {"l", 0}}, short_rows)});
 }
 
 }  // namespace
