@@ -164,7 +164,9 @@ void BlockJoiner::join_events(Trace& trace, size_t b, uint64_t first_start, doub
   for (size_t i = 0; i < n; ++i) {
     order_[i] = {raw[i].start, raw[i].start + raw[i].elapsed, static_cast<uint32_t>(i)};
   }
-  if (!nested_order()) std::sort(order_.begin(), order_.end(), before);
+  if (!previous_order() && !nested_order()) std::sort(order_.begin(), order_.end(), before);
+  previous_.resize(n);
+  for (size_t k = 0; k < n; ++k) previous_[k] = order_[k].pos;
   const size_t base = trace.events.size();
   stack_.clear();
   stack_end_.clear();
@@ -207,6 +209,18 @@ void BlockJoiner::join_events(Trace& trace, size_t b, uint64_t first_start, doub
     stack_.push_back(pos);
     stack_end_.push_back(end);
   }
+}
+
+bool BlockJoiner::previous_order() {
+  const size_t n = order_.size();
+  if (n < 2 || previous_.size() != n) return false;
+  scratch_.resize(n);
+  for (size_t k = 0; k < n; ++k) scratch_[k] = order_[previous_[k]];
+  for (size_t k = 1; k < n; ++k) {
+    if (!before(scratch_[k - 1], scratch_[k])) return false;
+  }
+  order_.swap(scratch_);
+  return true;
 }
 
 bool BlockJoiner::nested_order() {

@@ -25,6 +25,11 @@ inline constexpr uint64_t kMax32 = std::numeric_limits<uint32_t>::max();
 // Raw (start ticks, elapsed ticks) of an event, unwrapping a 32-bit counter.
 Result<std::pair<uint64_t, uint64_t>> span_of(uint64_t start, uint64_t end);
 
+// `span_of` of an event already checked by it (at open): no error to build per event.
+inline std::pair<uint64_t, uint64_t> checked_span(uint64_t start, uint64_t end) {
+  return end >= start ? std::pair{start, end - start} : std::pair{start, (kMax32 - start) + end};
+}
+
 // Sets the trace's tick rate from etkit's metadata.
 Error set_tick_rate(const std::map<std::string, std::string>& metadata, Trace& trace);
 
@@ -91,6 +96,12 @@ class BlockJoiner {
   // its root arrives, from the subtrees on the stack that it contains, as a linked list. The
   // result is checked against `before`; false (order_ unchanged) when it is not start order.
   bool nested_order();
+  // Puts `order_` in start order by the permutation that sorted the block joined before, when
+  // it has as many events and the result is in start order (`before` is a total order, so a
+  // sequence increasing under it is the one sorted order): a method's blocks repeat their
+  // events, and this costs a gather and the check instead of `nested_order`'s lists.
+  bool previous_order();
+
   static constexpr int32_t kDirectOps = 1 << 16;  // chain-0 instructions kept in a vector
 
   // The first native_call_ of an instruction names it.
@@ -114,6 +125,7 @@ class BlockJoiner {
 
   std::vector<Order> order_;
   std::vector<Order> scratch_;
+  std::vector<uint32_t> previous_;  // the last block's start order, as positions in file order
   std::vector<uint32_t> next_;      // nested_order(): successor in pre-order
   std::vector<uint32_t> tail_;      // nested_order(): last event of each subtree
   std::vector<uint32_t> subtrees_;  // nested_order(): roots of the finished subtrees

@@ -247,7 +247,7 @@ void TraceReader::Impl::join(size_t b, Trace& trace, bool with_events, size_t va
       raw.metadata = table.intern(
           std::string_view(reinterpret_cast<const char*>(md->data()), md->size()));
     }
-    std::tie(raw.start, raw.elapsed) = *span_of(p->start_time(), p->end_time());  // checked
+    std::tie(raw.start, raw.elapsed) = checked_span(p->start_time(), p->end_time());
     raw.index = static_cast<uint32_t>(i);
     joiner.raw.push_back(raw);
   }
