@@ -333,6 +333,57 @@ TEST_CASE("table: fixed decimals are printf's, ties to even, tiny and huge value
   }
 }
 
+TEST_CASE("table: whole nanoseconds in automatic units are printf's text of the scaled value") {
+  // The aligned writer prints a value of a time column that is a whole number of nanoseconds
+  // by moving the point; it must be printf's text of the scaled value, as for any other value.
+  Xorshift next{0x2545f4914f6cdd1du};
+  auto ns_of = [](const std::string& unit) {
+    return unit == "ns" ? 1.0 : unit == "us" ? 1e3 : unit == "ms" ? 1e6 : 1e9;
+  };
+  for (const std::string table_unit : {"ns", "ms"}) {
+    const double from = ns_of(table_unit);
+    const std::vector<double> edges = {0.0,  -0.0,       1.0,         -1.0,          999.0,
+                                       1e6,  0x1p50 - 1, -(0x1p50 - 1), 0x1p50,      0x1p52 + 1,
+                                       12.5, -0.5,       1e300,       0.1 / from,    2.5 / from};
+    // The median of each table is in another unit: ns, us, ms, s.
+    for (const uint64_t scale : {uint64_t{1000}, uint64_t{1000000}, uint64_t{1000000000},
+                                 uint64_t{1} << 50}) {
+      Table t;
+      t.title = "times";
+      t.unit = table_unit;
+      t.columns = {{"t", 0, true}};
+      std::vector<double> values;
+      for (double e : edges) values.push_back(e / from);
+      for (int k = 0; k < 20000; ++k) values.push_back(static_cast<double>(next() % scale) / from);
+      for (int k = 0; k < 2000; ++k) values.push_back(-static_cast<double>(next() % scale) / from);
+      // Not whole nanoseconds: ticks of a 24 MHz clock, and halves.
+      for (int k = 0; k < 2000; ++k) {
+        values.push_back(static_cast<double>(next() % scale) * 41.666666666666664 / from);
+        values.push_back((static_cast<double>(next() % scale) + 0.5) / from);
+      }
+      for (double v : values) t.rows.push_back({v});
+      RenderOptions automatic;
+      automatic.auto_time_units = true;
+      const std::string text = render({t}, Format::Table, automatic);
+      const size_t unit_at = text.find("t[") + 2;
+      const std::string unit = text.substr(unit_at, text.find(']', unit_at) - unit_at);
+      CAPTURE(table_unit);
+      CAPTURE(unit);
+      const int decimals = unit == "ns" ? 0 : unit == "us" ? 3 : unit == "ms" ? 6 : 9;
+      const double factor = from / ns_of(unit);
+      size_t at = text.find('\n', text.find('\n') + 1) + 1;  // past the title and the head
+      for (double v : values) {
+        const size_t eol = text.find('\n', at);
+        std::string_view line(text.data() + at, eol - at);
+        line.remove_prefix(line.find_first_not_of(' '));
+        CAPTURE(v);
+        REQUIRE(line == printf_fixed(v * factor, decimals));
+        at = eol + 1;
+      }
+    }
+  }
+}
+
 TEST_CASE("table: significant digits are printf's %.6g for every magnitude") {
   std::vector<double> values = {0.0,      -0.0,     1.0,        0.5,      1e-5,     1e-4,
                                 0.0001234565, 999999.5, 1e6,   9999995.0, 123456.5, 1234565.,
