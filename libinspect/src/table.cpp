@@ -111,6 +111,17 @@ char* fixed_chars(char* p, double x, int decimals) {
     m |= uint64_t{1} << 52;
     e = biased - 1075;
   }
+  // Most values: y = x * 10^decimals in double is within 1/8 of the exact product when
+  // |y| < 2^50, so a whole number within 1/4 of y is the exact product's rounding (no tie).
+  {
+    const double y = std::fabs(x) * static_cast<double>(kPow10[decimals]);
+    if (y < 0x1p50) {
+      const auto whole = static_cast<uint64_t>(y + 0.5);
+      if (std::fabs(y - static_cast<double>(whole)) <= 0.25) {
+        return fixed_digits(p, (bits >> 63) != 0, whole, decimals);
+      }
+    }
+  }
   __extension__ typedef unsigned __int128 u128;
   const u128 product = static_cast<u128>(m) * kPow10[decimals];
   // v / 2^shift rounded half to even, in the width of v.
