@@ -55,7 +55,11 @@ char* json_number_chars(char* out, double x) {
   if (biased == 0) return slow();  // zero or subnormal
   const uint64_t m = field | (uint64_t{1} << 52);
   const int s = 1075 - biased;  // x = m * 2^-s, s > 0 below 2^52
-  auto n = static_cast<uint64_t>(std::llround(a * static_cast<double>(kPow10[p])));
+  // llround's result without a call into libm: below 2^52 the fraction scaled - trunc(scaled)
+  // is exact (adding 0.5 instead would round 0.49999999999999994 up).
+  const double scaled = a * static_cast<double>(kPow10[p]);
+  auto n = static_cast<uint64_t>(scaled);
+  if (scaled - static_cast<double>(n) >= 0.5) ++n;
   if (n == 0 || s >= 100) return slow();
   // c = n / 10^p; n << s is about m * 10^p, under 2^83.
   if (!inside_interval(m, s, field == 0 && biased > 1, n, kPow10[p])) return slow();
@@ -129,7 +133,7 @@ char* json_micros_chars(char* out, double ns) {
   const int biased = static_cast<int>(bits >> 52);
   const int s = 1075 - biased;
   // When c = n / 1000 passes json_number_chars's test, that function finds c too (its candidate
-  // with p >= 3 decimals is c: llround's argument is within 0.48 of c * 10^p, see the header),
+  // with p >= 3 decimals is c: the rounded product is within 0.48 of c * 10^p, see the header),
   // and prints it as below; otherwise it decides.
   if (!inside_interval(field | (uint64_t{1} << 52), s, field == 0, n, 1000)) {
     return json_number_chars(out, x);

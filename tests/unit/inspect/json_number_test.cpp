@@ -79,6 +79,15 @@ TEST_CASE("json numbers: any double, and the edges of the fast path") {
     same(std::nextafter(x, 0.0));
     same(std::nextafter(x, 1e300));
   }
+  // Halfway between two candidates of the fast path's decimals (9, 6 and 3), and a few ulps
+  // either side: its rounding of the scaled value must be llround's.
+  for (const double pow10 : {1e9, 1e6, 1e3}) {
+    for (const double k : {0.0, 1.0, 7.0, 12345.0, 4194303.0}) {
+      double x = (k + 0.5) / pow10;
+      for (int step = 0; step < 4; ++step) x = std::nextafter(x, 0.0);
+      for (int step = 0; step < 9; ++step, x = std::nextafter(x, 1e300)) same(x);
+    }
+  }
   // Powers of two, whose interval is narrower below.
   for (int e = -30; e < 60; ++e) {
     const double x = std::ldexp(1.0, e);
