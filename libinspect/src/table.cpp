@@ -148,6 +148,59 @@ char* fixed_chars(char* p, double x, int decimals) {
   return fixed_digits(p, (bits >> 63) != 0, static_cast<uint64_t>(q), decimals);
 }
 
+// printf("%.6g", x) for x with 1e-4 <= |x| < 999999.5 (the fixed notation of %.6g), written
+// at `p` (32 bytes suffice); returns the end, or nullptr for other values. The six significant
+// digits are x * 10^(5 - X) rounded, X the decimal exponent: 10^(5 - X) is exact (X in -4..5)
+// and the product is within 1e-10 of the exact one, so a whole number within 1/4 of it is the
+// exact product's rounding (no tie); then trailing zeros go, and the point with the last.
+// Several times faster than to_chars with a precision, in every statistic of `values`.
+char* general6_chars(char* p, double x) {
+  static constexpr double kPow10[] = {1,   10,   100,   1000,   10000,
+                                      1e5, 1e6,  1e7,   1e8,    1e9};
+  const double a = std::fabs(x);
+  if (!(a >= 1e-4 && a < 999999.5)) return nullptr;
+  // X by comparison, then corrected by the rounded digits' count.
+  int e = 5;  // 5 - X
+  while (e < 9 && a * kPow10[e] < 1e5) ++e;
+  while (e > 0 && a * kPow10[e] >= 1e6) --e;
+  for (int tries = 0; tries < 2; ++tries) {
+    const double y = a * kPow10[e];
+    const auto q = static_cast<uint64_t>(y + 0.5);
+    if (std::fabs(y - static_cast<double>(q)) > 0.25) return nullptr;
+    if (q >= 1000000) {  // rounded up to 10^6: one more digit before the point
+      if (e == 0) return nullptr;
+      --e;
+      continue;
+    }
+    if (q < 100000) return nullptr;  // cannot happen for a >= 1e-4 found above; be safe
+    char digits[24];
+    std::to_chars(digits, digits + sizeof digits, q);  // six digits
+    // Trailing zeros of the fraction (the last e digits) go.
+    int decimals = e;
+    while (decimals > 0 && digits[5 - (e - decimals)] == '0') --decimals;
+    if (x < 0) *p++ = '-';
+    const int whole = 6 - e;  // digits before the point; <= 0 below 1
+    if (whole > 0) {
+      std::memcpy(p, digits, static_cast<size_t>(whole));
+      p += whole;
+      if (decimals > 0) {
+        *p++ = '.';
+        std::memcpy(p, digits + whole, static_cast<size_t>(decimals));
+        p += decimals;
+      }
+      return p;
+    }
+    *p++ = '0';
+    *p++ = '.';
+    std::memset(p, '0', static_cast<size_t>(-whole));
+    p += -whole;
+    const int kept = 6 - (e - decimals);  // significant digits kept
+    std::memcpy(p, digits, static_cast<size_t>(kept));
+    return p + kept;
+  }
+  return nullptr;
+}
+
 // The text of `cell` in `column`: a view of the cell's own text, of `buf` (at least 128 bytes)
 // or of `big` (a huge value printed with many decimals).
 std::string_view ref_text(const CellRef& cell, const Column& column, char* buf, std::string& big) {
@@ -171,8 +224,12 @@ std::string_view ref_text(const CellRef& cell, const Column& column, char* buf, 
   if (column.decimals == kSignificantDigits) {
     // printf's "%.6g" (to_chars with a precision is specified as printf in the C locale),
     // without printf's multi-precision arithmetic: several times faster, in every statistic.
-    const auto [end, ec] = std::to_chars(buf, buf + 128, d, std::chars_format::general, 6);
-    text = std::string_view(buf, static_cast<size_t>(end - buf));
+    if (const char* end = general6_chars(buf, d); end != nullptr) {
+      text = std::string_view(buf, static_cast<size_t>(end - buf));
+    } else {
+      const auto [end2, ec] = std::to_chars(buf, buf + 128, d, std::chars_format::general, 6);
+      text = std::string_view(buf, static_cast<size_t>(end2 - buf));
+    }
   } else if (char* end = fixed_chars(buf, d, column.decimals); end != nullptr) {
     text = std::string_view(buf, static_cast<size_t>(end - buf));
   } else {

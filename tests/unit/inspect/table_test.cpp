@@ -399,6 +399,19 @@ TEST_CASE("table: significant digits are printf's %.6g for every magnitude") {
     const double scale = std::pow(10.0, static_cast<int>(next() % 30) - 15);
     values.push_back((static_cast<double>(next() % 2000000) + 0.5) / 2e6 * 10 * scale);
     values.push_back(static_cast<double>(next() % 100000000) / 1e3);
+    values.push_back(static_cast<double>(next() % 2000000) - 1e6);  // whole numbers
+  }
+  // Around each power of ten and each place where the sixth digit carries into a seventh, a
+  // few ulps either side: where the exponent, the notation or the digits' count change.
+  for (int e = -6; e <= 7; ++e) {
+    for (const double m : {1.0, 9.999995, 9.9999949999, 1.000005, 4.5}) {
+      double x = m * std::pow(10.0, e);
+      for (int step = 0; step < 3; ++step) x = std::nextafter(x, 0.0);
+      for (int step = 0; step < 7; ++step, x = std::nextafter(x, 1e300)) {
+        values.push_back(x);
+        values.push_back(-x);
+      }
+    }
   }
   Table t;
   t.columns = {{"x", kSignificantDigits}};
