@@ -175,7 +175,7 @@ class ValueRows {
     Error read;
     if (v.kind == LoggedValue::Kind::Tensor || v.kind == LoggedValue::Kind::TensorList) {
       *r++ = CellRef::string(scalar_type_name(v.tensor.dtype));
-      shape_ = shape_text(v.tensor.sizes);
+      shape_text(v.tensor.sizes, shape_);
       *r++ = {CellRef::Kind::List, 0, 0, shape_, v.tensor.sizes};
       *r++ = CellRef::integer(static_cast<int64_t>(v.tensor.numel()));
       read = value_elements(v, buffer_, elements_);

@@ -29,6 +29,14 @@ TEST_CASE("shape text") {
   CHECK(shape_text(wide) == "[1, 8]");
   CHECK(shape_text(narrow) == "[2, 3, 4]");
   CHECK(shape_text(std::vector<int64_t>{}) == "[]");
+  // Into a reused string: replaced, not appended to; negative and large sizes as to_string.
+  std::string out = "left over";
+  shape_text(wide, out);
+  CHECK(out == "[1, 8]");
+  shape_text(std::vector<int64_t>{-1, INT64_MAX, 0}, out);
+  CHECK(out == "[-1, 9223372036854775807, 0]");
+  shape_text(std::vector<int64_t>{}, out);
+  CHECK(out == "[]");
 }
 
 TEST_CASE("method choice: asked for, else forward, else the only one") {

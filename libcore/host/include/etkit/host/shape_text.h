@@ -13,5 +13,8 @@ namespace etkit {
 std::string shape_text(std::span<const int64_t> sizes);
 /// The same for the runtime's 32-bit sizes.
 std::string shape_text(std::span<const int32_t> sizes);
+/// `shape_text(sizes)` into `out` (replaced), reusing its capacity: no allocation per value for
+/// a caller that prints many.
+void shape_text(std::span<const int64_t> sizes, std::string& out);
 
 }  // namespace etkit
