@@ -501,7 +501,7 @@ TEST_CASE("compare: streamed rows and summary are the joined path's on generated
   }
 }
 
-TEST_CASE("compare: streamed rows and summary are the joined path's on every fixture pair") {
+TEST_CASE("compare: streamed rows and summary are the joined path's on the fixture pairs") {
   std::vector<std::string> dumps;
   for (const std::string& path : test::fixture_dumps()) {
     Result<TraceReader> reader = TraceReader::open(path);
@@ -516,23 +516,21 @@ TEST_CASE("compare: streamed rows and summary are the joined path's on every fix
     REQUIRE(opened.ok());
     buffers[i] = std::move(opened).get();
   }
-  for (size_t i = 0; i < dumps.size(); ++i) {
-    for (size_t j = 0; j < dumps.size(); ++j) {
-      CAPTURE(dumps[i]);
-      CAPTURE(dumps[j]);
-      const std::string a = dumps[i], b = dumps[j];
-      CompareCase c{[a] { return TraceReader::open(a); }, [b] { return TraceReader::open(b); },
-                    &buffers[i], &buffers[j], {}};
+  for (const auto& [i, j] : test::fixture_pairs(dumps)) {
+    CAPTURE(dumps[i]);
+    CAPTURE(dumps[j]);
+    const std::string a = dumps[i], b = dumps[j];
+    CompareCase c{[a] { return TraceReader::open(a); }, [b] { return TraceReader::open(b); },
+                  &buffers[i], &buffers[j], {}};
+    check_streamed_compare(c, {});
+    // ExecuTorch's Execute against etkit's forward, when one side has each.
+    Result<TraceReader> ra = TraceReader::open(a);
+    Result<TraceReader> rb = TraceReader::open(b);
+    REQUIRE(ra.ok());
+    REQUIRE(rb.ok());
+    c.methods = {{"forward", "Execute"}};
+    if (check_method_map(c.methods, ra->skeleton(), rb->skeleton()).ok()) {
       check_streamed_compare(c, {});
-      // ExecuTorch's Execute against etkit's forward, when one side has each.
-      Result<TraceReader> ra = TraceReader::open(a);
-      Result<TraceReader> rb = TraceReader::open(b);
-      REQUIRE(ra.ok());
-      REQUIRE(rb.ok());
-      c.methods = {{"forward", "Execute"}};
-      if (check_method_map(c.methods, ra->skeleton(), rb->skeleton()).ok()) {
-        check_streamed_compare(c, {});
-      }
     }
   }
 }

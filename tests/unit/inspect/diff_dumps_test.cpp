@@ -1,5 +1,5 @@
 // `diff_dumps` (two dumps joined one block at a time) against `diff_traces` on the joined traces:
-// the same rows, statuses, counts and statistic bits on every pair of fixture dumps and on
+// the same rows, statuses, counts and statistic bits on the fixture pairs (fixture_pairs) and on
 // generated dumps with several methods, warm-up, truncation, regressions, events in one dump
 // only and changed operators, for each statistic, selection and method map.
 
@@ -234,26 +234,24 @@ std::vector<uint8_t> read_file(const std::string& path) {
                               std::istreambuf_iterator<char>());
 }
 
-TEST_CASE("diff_dumps: every pair of fixture dumps, as diff_traces on the joined traces") {
+TEST_CASE("diff_dumps: the fixture pairs, as diff_traces on the joined traces") {
   const std::vector<std::string> paths = test::fixture_dumps();
   std::vector<Dump> fixtures;
   for (const std::string& p : paths) fixtures.push_back(dump(read_file(p), p));
-  for (size_t i = 0; i < paths.size(); ++i) {
-    for (size_t j = 0; j < paths.size(); ++j) {
-      CAPTURE(paths[i]);
-      CAPTURE(paths[j]);
-      // Every statistic with the tool's selection, every selection with the median.
-      for (const DiffOptions& options : statistics()) {
-        check_diff(fixtures[i], fixtures[j], diff_selections()[0], diff_selections()[0], options);
-      }
-      for (const EventSelection& selection : diff_selections()) {
-        check_diff(fixtures[i], fixtures[j], selection, selection, {});
-      }
-      // ExecuTorch's runner names its blocks Execute, etkit after the method.
-      DiffOptions mapped;
-      mapped.methods = {{"Execute", "forward"}};
-      check_diff(fixtures[i], fixtures[j], diff_selections()[0], diff_selections()[0], mapped);
+  for (const auto& [i, j] : test::fixture_pairs(paths)) {
+    CAPTURE(paths[i]);
+    CAPTURE(paths[j]);
+    // Every statistic with the tool's selection, every selection with the median.
+    for (const DiffOptions& options : statistics()) {
+      check_diff(fixtures[i], fixtures[j], diff_selections()[0], diff_selections()[0], options);
     }
+    for (const EventSelection& selection : diff_selections()) {
+      check_diff(fixtures[i], fixtures[j], selection, selection, {});
+    }
+    // ExecuTorch's runner names its blocks Execute, etkit after the method.
+    DiffOptions mapped;
+    mapped.methods = {{"Execute", "forward"}};
+    check_diff(fixtures[i], fixtures[j], diff_selections()[0], diff_selections()[0], mapped);
   }
 }
 

@@ -218,19 +218,17 @@ TEST_CASE("streamed report: the joined document's bytes on every fixture dump") 
   }
 }
 
-TEST_CASE("streamed report: the joined document's bytes on every pair of fixture dumps") {
+TEST_CASE("streamed report: the joined document's bytes on the fixture pairs") {
   const std::vector<std::string> paths = test::fixture_dumps();
   std::vector<Dump> opened;
   for (const std::string& p : paths) opened.push_back(open_dump(p));
-  for (size_t a = 0; a < opened.size(); ++a) {
-    for (size_t b = 0; b < opened.size(); ++b) {
-      CAPTURE(paths[a]);
-      CAPTURE(paths[b]);
-      // Each dump's buffers are its own; a pair of one dump reads it twice.
-      const std::vector<Dump> pair = {open_dump(paths[a]), open_dump(paths[b])};
-      check_same(pair, false, ReportOptions());
-      if (a == b) check_same(pair, true, option_sets()[1]);
-    }
+  for (const auto& [a, b] : test::fixture_pairs(paths)) {
+    CAPTURE(paths[a]);
+    CAPTURE(paths[b]);
+    // Each dump's buffers are its own; a pair of one dump reads it twice.
+    const std::vector<Dump> pair = {open_dump(paths[a]), open_dump(paths[b])};
+    check_same(pair, false, ReportOptions());
+    if (a == b) check_same(pair, true, option_sets()[1]);
   }
 }
 

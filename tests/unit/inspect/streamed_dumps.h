@@ -9,11 +9,13 @@
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "etkit/devtools/clock.h"
@@ -38,6 +40,28 @@ inline std::vector<std::string> fixture_dumps() {
     if (ext == ".etdump" || ext == ".etdp") out.push_back(entry.path().string());
   }
   REQUIRE(out.size() >= 3);
+  std::sort(out.begin(), out.end());  // the directory's order is the file system's
+  return out;
+}
+
+// The (a, b) pairs of `paths` that the pair tests join: every pair of small dumps (each writer,
+// method and event shape against every other), and each large one with itself, with the other
+// large ones, and with the first small one both ways. A large dump has the small ones' shapes
+// with more events; its pairings with every dump had been most of the sanitizer run's time.
+inline std::vector<std::pair<size_t, size_t>> fixture_pairs(const std::vector<std::string>& paths) {
+  constexpr std::uintmax_t kLarge = 16 << 10;
+  std::vector<bool> large;
+  size_t first_small = paths.size();
+  for (size_t i = 0; i < paths.size(); ++i) {
+    large.push_back(std::filesystem::file_size(paths[i]) > kLarge);
+    if (!large.back() && first_small == paths.size()) first_small = i;
+  }
+  std::vector<std::pair<size_t, size_t>> out;
+  for (size_t a = 0; a < paths.size(); ++a) {
+    for (size_t b = 0; b < paths.size(); ++b) {
+      if (large[a] == large[b] || a == first_small || b == first_small) out.emplace_back(a, b);
+    }
+  }
   return out;
 }
 
