@@ -3,15 +3,15 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstddef>
 #include <functional>
+#include <string_view>
 
 #include "etkit/host/shape_text.h"
 #include "etkit/inspect/op_shapes.h"
 #include "etkit/inspect/event_selection.h"
 #include "etkit/inspect/trace_reader.h"
 #include "etkit/runtime/event_name.h"
-#include <string_view>
-#include <tuple>
 #include "block_cells.h"
 #include "selected_blocks.h"
 
@@ -32,29 +32,34 @@ namespace {
 class LoggedValues {
  public:
   void index(const Trace& trace) {
+    next_ = 0;
     keys_.clear();
     groups_.clear();
     items_.clear();
     text_.clear();
+    // Values are logged as instructions run, so a block's are usually in place order already:
+    // the sort (with a comparison of three fields per step) had been a seventh of `show` on a
+    // dump with values, and is skipped when one pass finds the order.
+    bool in_order = true;
     for (size_t k = 0; k < trace.values.size(); ++k) {
       const TraceValue& v = trace.values[k];
       if (v.instruction < 0 || v.list_index > 0) continue;  // a list is one value
+      if (!keys_.empty() && place_less(place(v), place(trace.values[keys_.back()]))) {
+        in_order = false;
+      }
       keys_.push_back(k);
     }
-    auto place = [&](size_t k) {
-      const TraceValue& v = trace.values[k];
-      return std::tuple{v.block, v.instruction, std::string_view(v.delegate_id)};
-    };
-    std::sort(keys_.begin(), keys_.end(), [&](size_t a, size_t b) {
-      const auto pa = place(a);
-      const auto pb = place(b);
-      return pa != pb ? pa < pb : a < b;
-    });
+    // Equal places keep their logging order (the stable sort's), as the index's order is.
+    if (!in_order) {
+      std::stable_sort(keys_.begin(), keys_.end(), [&](size_t a, size_t b) {
+        return place_less(place(trace.values[a]), place(trace.values[b]));
+      });
+    }
     for (size_t j = 0; j < keys_.size(); ++j) {
       const TraceValue& v = trace.values[keys_[j]];
-      if (j == 0 || place(keys_[j - 1]) != place(keys_[j])) {
-        groups_.push_back({place(keys_[j]), items_.size(), items_.size(), text_.size(),
-                           text_.size()});
+      const Place p = place(v);
+      if (groups_.empty() || !same_place(groups_.back().place, p)) {
+        groups_.push_back({p, items_.size(), items_.size(), text_.size(), text_.size()});
       } else {
         text_ += ',';
       }
@@ -68,11 +73,17 @@ class LoggedValues {
   }
 
   /// The list cell of the values logged at the place, empty when none; a view of this index.
+  /// Rows come in start order, mostly the places' order: the group after the last one found
+  /// is tried before a binary search.
   CellRef find(uint32_t block, int32_t instruction, std::string_view delegate) const {
     const Place key{block, instruction, delegate};
-    auto it = std::lower_bound(groups_.begin(), groups_.end(), key,
-                               [](const Group& g, const Place& k) { return g.place < k; });
-    if (it == groups_.end() || it->place != key) return CellRef::empty();
+    auto it = groups_.begin() + static_cast<std::ptrdiff_t>(next_);
+    if (it == groups_.end() || !same_place(it->place, key)) {
+      it = std::lower_bound(groups_.begin(), groups_.end(), key,
+                            [](const Group& g, const Place& k) { return place_less(g.place, k); });
+      if (it == groups_.end() || !same_place(it->place, key)) return CellRef::empty();
+    }
+    next_ = static_cast<size_t>(it - groups_.begin()) + 1;
     return {CellRef::Kind::List, 0, 0,
             std::string_view(text_).substr(it->text_begin, it->text_end - it->text_begin),
             std::span<const int64_t>(items_).subspan(it->items_begin,
@@ -80,7 +91,22 @@ class LoggedValues {
   }
 
  private:
-  using Place = std::tuple<uint32_t, int32_t, std::string_view>;
+  // (block, instruction, delegate id), ordered field by field; the delegate ids are compared
+  // only when the integers tie.
+  struct Place {
+    uint32_t block;
+    int32_t instruction;
+    std::string_view delegate;
+  };
+  static Place place(const TraceValue& v) { return {v.block, v.instruction, v.delegate_id}; }
+  static bool place_less(const Place& a, const Place& b) {
+    if (a.block != b.block) return a.block < b.block;
+    if (a.instruction != b.instruction) return a.instruction < b.instruction;
+    return a.delegate < b.delegate;
+  }
+  static bool same_place(const Place& a, const Place& b) {
+    return a.block == b.block && a.instruction == b.instruction && a.delegate == b.delegate;
+  }
   struct Group {
     Place place;
     size_t items_begin, items_end, text_begin, text_end;
@@ -89,6 +115,7 @@ class LoggedValues {
   std::vector<Group> groups_;
   std::vector<int64_t> items_;
   std::string text_;
+  mutable size_t next_ = 0;  // the group `find` tries first
 };
 
 bool has_args(const DebugMap& map) {

@@ -4,6 +4,7 @@
 
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "etkit/inspect/delegate_metadata.h"
@@ -77,6 +78,34 @@ TEST_CASE("event table: values logged at an event's place are joined to it") {
   for (const Column& c : event_table(*bare, all, TimeUnit::Ns).columns) {
     CHECK(c.name != "values");
   }
+}
+
+TEST_CASE("event table: values logged out of place order are grouped by place, in logging order") {
+  // A loop that ran instruction 1 before instruction 0 and then 1 again, and a delegate whose
+  // steps 3 and 1 logged in that order: each place lists its values in the order logged.
+  ETDump dump;
+  RunBlock b;
+  b.name = "forward";
+  b.events = {profile("OPERATOR_CALL", 0, -1, 0, 10), profile("OPERATOR_CALL", 1, -1, 11, 20),
+              profile("DELEGATE_CALL", 2, -1, 21, 30), profile("", 2, 1, 22, 23),
+              profile("", 2, 3, 24, 25)};
+  for (auto [instruction, delegate] : {std::pair{1, -1}, {0, -1}, {1, -1}, {2, 3}, {2, 1},
+                                       {0, -1}, {2, 3}}) {
+    b.events.push_back(logged(instruction, delegate));
+  }
+  dump.blocks = {b};
+  Result<Trace> trace = build_trace(dump, "t.etdump");
+  REQUIRE(trace.ok());
+  std::vector<size_t> all(trace->events.size());
+  for (size_t i = 0; i < all.size(); ++i) all[i] = i;
+  const Table t = event_table(*trace, all, TimeUnit::Ns);
+  REQUIRE(t.rows.size() == 5);
+  auto values = [&](size_t row) { return std::get<IntList>(cell(t, row, "values")); };
+  CHECK(values(0) == IntList{{1, 5}, "1,5"});     // instruction 0
+  CHECK(values(1) == IntList{{0, 2}, "0,2"});     // instruction 1
+  CHECK(std::holds_alternative<std::monostate>(cell(t, 2, "values")));  // the DELEGATE_CALL
+  CHECK(values(3) == IntList{{4}, "4"});           // step 1
+  CHECK(values(4) == IntList{{3, 6}, "3,6"});     // step 3
 }
 
 TEST_CASE("event table: floating-point metadata prints with significant digits") {
