@@ -63,23 +63,35 @@ char* json_number_chars(char* out, double x) {
   if (n == 0 || s >= 100) return slow();
   // c = n / 10^p; n << s is about m * 10^p, under 2^83.
   if (!inside_interval(m, s, field == 0 && biased > 1, n, kPow10[p])) return slow();
-  // The shortest digits: c without trailing zeros, c = n * 10^-q.
+  // The shortest digits: c without trailing zeros, c = n * 10^-q; four zeros at a time, then
+  // two, then one (a time in ms from whole ns has three).
   int q = p;
-  while (n % 10 == 0) {
+  while (n % 10000 == 0) {
+    n /= 10000;
+    q -= 4;
+  }
+  if (n % 100 == 0) {
+    n /= 100;
+    q -= 2;
+  }
+  if (n % 10 == 0) {
     n /= 10;
     --q;
   }
-  char digits[24];
-  const auto [end, ec] = std::to_chars(digits, digits + sizeof digits, n);
+  // n < 2^53 has at most 16 digits. The copies below move a fixed 16 bytes (or fill 16) and
+  // then advance by what counts, so none is a call to memcpy; `digits` has 16 readable bytes
+  // after any start they use, and each copy ends within the 32 bytes of `out` (the one that
+  // could pass them is guarded).
+  char digits[32] = {};
+  const auto [end, ec] = std::to_chars(digits, digits + 17, n);
   const int k = static_cast<int>(end - digits);
   const int point = k - q;  // digits before the decimal point
   char* o = out;
   if (negative) *o++ = '-';
-  const auto uk = static_cast<size_t>(k);
   if (k <= point && point <= 15) {
-    std::memcpy(o, digits, uk);
+    std::memcpy(o, digits, 16);
     o += k;
-    std::memset(o, '0', static_cast<size_t>(point - k));
+    std::memset(o, '0', 16);  // o <= out + 16
     o += point - k;
     *o++ = '.';
     *o++ = '0';
@@ -87,18 +99,22 @@ char* json_number_chars(char* out, double x) {
   }
   if (0 < point && point <= 15) {
     const auto up = static_cast<size_t>(point);
-    std::memcpy(o, digits, up);
+    std::memcpy(o, digits, 16);
     o += point;
     *o++ = '.';
-    std::memcpy(o, digits + up, uk - up);
+    if (o + 16 <= out + 32) {
+      std::memcpy(o, digits + up, 16);
+    } else {
+      std::memcpy(o, digits + up, static_cast<size_t>(k - point));
+    }
     return o + (k - point);
   }
   if (-4 < point && point <= 0) {
     *o++ = '0';
     *o++ = '.';
-    std::memset(o, '0', static_cast<size_t>(-point));
+    std::memset(o, '0', 4);
     o += -point;
-    std::memcpy(o, digits, uk);
+    std::memcpy(o, digits, 16);
     return o + k;
   }
   // Smaller (times of a few microseconds in ms, 7e-06): "d.igitse-0x". The fast path stops at
@@ -107,7 +123,7 @@ char* json_number_chars(char* out, double x) {
     *o++ = digits[0];
     if (k > 1) {
       *o++ = '.';
-      std::memcpy(o, digits + 1, uk - 1);
+      std::memcpy(o, digits + 1, 16);
       o += k - 1;
     }
     *o++ = 'e';

@@ -98,6 +98,7 @@ void json_report_table(TextSink& out, bool first, const Table& head,
     }
   }
   bool any_row = false;
+  static constexpr CellRef kEmpty{};
   rows([&](std::span<const CellRef> row) {
     {
       char* p = out.reserve(kRowIndent.size() + 4);
@@ -109,7 +110,7 @@ void json_report_table(TextSink& out, bool first, const Table& head,
     }
     any_row = true;
     for (const Member& m : members) {
-      const CellRef cell = m.column < row.size() ? row[m.column] : CellRef::empty();
+      const CellRef& cell = m.column < row.size() ? row[m.column] : kEmpty;
       size_t room = std::max(m.fragment.size(), kShort) + kNumberRoom;
       if (cell.kind == CellRef::Kind::Text) room += cell.text.size();
       // A list's brackets fit in kNumberRoom.
