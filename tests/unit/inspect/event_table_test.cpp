@@ -43,10 +43,20 @@ const Cell& cell(const Table& t, size_t row, const std::string& column) {
   return none;
 }
 
+// The event table (ns) of every event of a dump of the one block `b`.
+Table table_of_block(const RunBlock& b) {
+  ETDump dump;
+  dump.blocks = {b};
+  Result<Trace> trace = build_trace(dump, "t.etdump");
+  REQUIRE(trace.ok());
+  std::vector<size_t> all(trace->events.size());
+  for (size_t i = 0; i < all.size(); ++i) all[i] = i;
+  return event_table(*trace, all, TimeUnit::Ns);
+}
+
 TEST_CASE("event table: values logged at an event's place are joined to it") {
   // A DelegateCall at instruction 0 with steps 1 and 3 (step 1 filtered out: nothing logged),
   // then a kernel at instruction 1 that logged two values.
-  ETDump dump;
   RunBlock b;
   b.name = "forward";
   b.events = {profile("DELEGATE_CALL", 0, -1, 0, 10), profile("", 0, 1, 1, 2),
@@ -55,12 +65,7 @@ TEST_CASE("event table: values logged at an event's place are joined to it") {
   b.events.push_back(logged(0, 3));
   b.events.push_back(logged(1, -1));
   b.events.push_back(logged(1, -1));
-  dump.blocks = {b};
-  Result<Trace> trace = build_trace(dump, "t.etdump");
-  REQUIRE(trace.ok());
-  std::vector<size_t> all(trace->events.size());
-  for (size_t i = 0; i < all.size(); ++i) all[i] = i;
-  const Table t = event_table(*trace, all, TimeUnit::Ns);
+  const Table t = table_of_block(b);
   REQUIRE(t.rows.size() == 5);
   CHECK(t.columns[8].name == "values");
   // A list of value indices ("1,2" in text, [1, 2] in JSON), or an empty cell (null).
@@ -72,18 +77,13 @@ TEST_CASE("event table: values logged at an event's place are joined to it") {
   CHECK(std::holds_alternative<std::monostate>(values(4)));  // the event inside: not repeated
 
   // Without logged values there is no such column.
-  dump.blocks[0].events.resize(5);
-  Result<Trace> bare = build_trace(dump, "t.etdump");
-  REQUIRE(bare.ok());
-  for (const Column& c : event_table(*bare, all, TimeUnit::Ns).columns) {
-    CHECK(c.name != "values");
-  }
+  b.events.resize(5);
+  for (const Column& c : table_of_block(b).columns) CHECK(c.name != "values");
 }
 
 TEST_CASE("event table: values logged out of place order are grouped by place, in logging order") {
   // A loop that ran instruction 1 before instruction 0 and then 1 again, and a delegate whose
   // steps 3 and 1 logged in that order: each place lists its values in the order logged.
-  ETDump dump;
   RunBlock b;
   b.name = "forward";
   b.events = {profile("OPERATOR_CALL", 0, -1, 0, 10), profile("OPERATOR_CALL", 1, -1, 11, 20),
@@ -93,12 +93,7 @@ TEST_CASE("event table: values logged out of place order are grouped by place, i
                                        {0, -1}, {2, 3}}) {
     b.events.push_back(logged(instruction, delegate));
   }
-  dump.blocks = {b};
-  Result<Trace> trace = build_trace(dump, "t.etdump");
-  REQUIRE(trace.ok());
-  std::vector<size_t> all(trace->events.size());
-  for (size_t i = 0; i < all.size(); ++i) all[i] = i;
-  const Table t = event_table(*trace, all, TimeUnit::Ns);
+  const Table t = table_of_block(b);
   REQUIRE(t.rows.size() == 5);
   auto values = [&](size_t row) { return std::get<IntList>(cell(t, row, "values")); };
   CHECK(values(0) == IntList{{1, 5}, "1,5"});     // instruction 0
