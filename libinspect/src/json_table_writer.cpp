@@ -22,15 +22,37 @@ std::string escaped(std::string_view s) {
       .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
-// Row objects are at this indent in the document, their members two deeper, and a list's items
-// two deeper again (nlohmann's pretty print: tables 4, a table's members 6, rows 8).
-constexpr std::string_view kRowIndent = "        ";
-constexpr std::string_view kMemberIndent = "          ";
-constexpr std::string_view kItemIndent = "            ";
+// The text between tokens, pretty (nlohmann's indent of 2: tables 4 deep, a table's members 6,
+// rows 8, a row's members 10 and a list's items 12) or compact (none, as dump(-1)). Each is
+// written once here and read by every writer below.
+struct JsonLayout {
+  std::string_view open, table_first, table_next, title, unit, rows;
+  std::string_view row_lead;       // before a row's '{' (after the ',' of the row before)
+  std::string_view member_lead;    // before a member's name (after the ',' of the one before)
+  std::string_view colon;          // between a member's name and its value
+  std::string_view item_lead;      // before a list's item (after its ',')
+  std::string_view list_close;     // before a non-empty list's ']'
+  std::string_view rows_close;     // after the last row: the rows' ']' and the table's '}'
+  std::string_view no_rows_close;  // the same after "rows": [ without a row
+  std::string_view tables_close, no_tables_close, warnings_open, warning_lead, warnings_close;
+  std::string_view end;
+};
+constexpr JsonLayout kPretty = {
+    "{\n  \"tables\": [", "\n    {\n      \"name\": ", ",\n    {\n      \"name\": ",
+    ",\n      \"title\": ", ",\n      \"unit\": ", ",\n      \"rows\": [",
+    "\n        ", "\n          ", ": ", "\n            ", "\n          ",
+    "\n      ]\n    }", "]\n    }", "\n  ]", "]", ",\n  \"warnings\": [", "\n    ", "\n  ]",
+    "\n}\n"};
+constexpr JsonLayout kCompact = {
+    "{\"tables\":[", "{\"name\":", ",{\"name\":", ",\"title\":", ",\"unit\":", ",\"rows\":[",
+    "", "", ":", "", "", "]}", "]}", "]", "]", ",\"warnings\":[", "", "]", "}"};
+
+const JsonLayout& layout(bool compact) { return compact ? kCompact : kPretty; }
+
 // Room for a number or "null" (json_number_chars needs 32 bytes), and for a list's item with
-// its separator and indent.
+// its separator and lead.
 constexpr size_t kNumberRoom = 32;
-constexpr size_t kItemRoom = 2 + kItemIndent.size() + 20;
+constexpr size_t kItemRoom = 1 + kPretty.item_lead.size() + 20;
 
 }  // namespace
 
@@ -46,25 +68,26 @@ void put_json_string(TextSink& out, std::string_view s) {
   out.commit(p);
 }
 
-void json_report_open(TextSink& out) { out.put("{\n  \"tables\": ["); }
+void json_report_open(TextSink& out, bool compact) { out.put(layout(compact).open); }
 
-void json_report_table(TextSink& out, bool first, const Table& head,
+void json_report_table(TextSink& out, bool compact, bool first, const Table& head,
                        const std::function<void(const RowRefVisitor&)>& rows) {
-  out.put(first ? "\n    {\n      \"name\": " : ",\n    {\n      \"name\": ");
+  const JsonLayout& l = layout(compact);
+  out.put(first ? l.table_first : l.table_next);
   put_json_string(out, head.name);
-  out.put(",\n      \"title\": ");
+  out.put(l.title);
   put_json_string(out, head.title);
-  out.put(",\n      \"unit\": ");
+  out.put(l.unit);
   if (head.unit.empty()) {
     out.put("null");
   } else {
     put_json_string(out, head.unit);
   }
-  out.put(",\n      \"rows\": [");
+  out.put(l.rows);
 
   // A row is an object keyed by column name, as `render` builds it: a name that repeats keeps
   // its first place and takes the value of its last column. Each member is written as a
-  // fragment (separator, indent, quoted name, ": ") and its value.
+  // fragment (separator, lead, quoted name, colon) and its value.
   //
   // A fragment up to kShort bytes long is copied as kShort bytes from a padded copy (one
   // fixed-size move instead of a call to memcpy); the row has room for that.
@@ -86,10 +109,10 @@ void json_report_table(TextSink& out, bool first, const Table& head,
         continue;
       }
       names.push_back(name);
-      std::string fragment(members.empty() ? "\n" : ",\n");
-      fragment += kMemberIndent;
+      std::string fragment(members.empty() ? "" : ",");
+      fragment += l.member_lead;
       fragment += json_plain(name) ? "\"" + name + "\"" : escaped(name);
-      fragment += ": ";
+      fragment += l.colon;
       Member m;
       if (fragment.size() <= kShort) std::memcpy(m.padded, fragment.data(), fragment.size());
       m.fragment = std::move(fragment);
@@ -101,10 +124,9 @@ void json_report_table(TextSink& out, bool first, const Table& head,
   static constexpr CellRef kEmpty{};
   rows([&](std::span<const CellRef> row) {
     {
-      char* p = out.reserve(kRowIndent.size() + 4);
+      char* p = out.reserve(l.row_lead.size() + 2);
       if (any_row) *p++ = ',';
-      *p++ = '\n';
-      p = put_chars(p, kRowIndent);
+      p = put_chars(p, l.row_lead);
       *p++ = '{';
       out.commit(p);
     }
@@ -151,39 +173,37 @@ void json_report_table(TextSink& out, bool first, const Table& head,
           *p++ = '[';
           for (size_t k = 0; k < cell.items.size(); ++k) {
             if (k > 0) *p++ = ',';
-            *p++ = '\n';
-            p = put_chars(p, kItemIndent);
+            p = put_chars(p, l.item_lead);
             p = std::to_chars(p, p + kNumberRoom, cell.items[k]).ptr;
           }
-          *p++ = '\n';
-          p = put_chars(p, kMemberIndent);
+          p = put_chars(p, l.list_close);
           *p++ = ']';
           break;
       }
       out.commit(p);
     }
-    char* p = out.reserve(kRowIndent.size() + 2);
-    if (!members.empty()) {
-      *p++ = '\n';
-      p = put_chars(p, kRowIndent);
-    }
+    char* p = out.reserve(l.row_lead.size() + 1);
+    if (!members.empty()) p = put_chars(p, l.row_lead);
     *p++ = '}';
     out.commit(p);
   });
-  out.put(any_row ? "\n      ]\n    }" : "]\n    }");
+  out.put(any_row ? l.rows_close : l.no_rows_close);
 }
 
-void json_report_close(TextSink& out, bool any_tables, std::span<const std::string> warnings) {
-  out.put(any_tables ? "\n  ]" : "]");
+void json_report_close(TextSink& out, bool compact, bool any_tables,
+                       std::span<const std::string> warnings) {
+  const JsonLayout& l = layout(compact);
+  out.put(any_tables ? l.tables_close : l.no_tables_close);
   if (!warnings.empty()) {
-    out.put(",\n  \"warnings\": [");
+    out.put(l.warnings_open);
     for (size_t i = 0; i < warnings.size(); ++i) {
-      out.put(i == 0 ? "\n    " : ",\n    ");
+      if (i > 0) out.put(",");
+      out.put(l.warning_lead);
       put_json_string(out, warnings[i]);
     }
-    out.put("\n  ]");
+    out.put(l.warnings_close);
   }
-  out.put("\n}\n");
+  out.put(l.end);
 }
 
 }  // namespace etkit::inspect::detail

@@ -11,7 +11,6 @@
 #include "etkit/inspect/operator_naming.h"
 #include "etkit/inspect/stats.h"
 #include "etkit/inspect/values.h"
-#include "json_compact.h"
 
 namespace etkit::inspect {
 
@@ -25,20 +24,16 @@ std::string text_of(const json& j) {
   return j.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
-// Tables as `--format json` prints them, compacted: what parsing that text and dumping it
-// compactly gave (numbers are printed shortest-round-trip, so they parse to the same doubles and
-// print the same again), or null for none.
+// Tables as `--format json` prints them, compacted, or null for none.
 void write_tables(const std::vector<Table>& tables, const std::vector<std::string>& warnings,
                   const ReportTextWriter& write) {
   if (tables.empty()) {
     write("null");
     return;
   }
-  RenderOptions options;
+  RenderOptions options = report_json_options();
   options.warnings = warnings;
-  detail::JsonCompactor compact(write);
-  render(tables, Format::Json, options, compact.writer());
-  compact.flush();
+  render(tables, Format::Json, options, write);
 }
 
 std::string track_of(const TraceEvent& e) {
@@ -57,6 +52,12 @@ json handles_json(const Trace& trace, const TraceEvent& e, const DebugMap* map, 
 }
 
 }  // namespace
+
+RenderOptions report_json_options() {
+  RenderOptions options;
+  options.compact_json = true;
+  return options;
+}
 
 void ReportFacts::add_block(const Trace& trace, size_t b, std::span<const size_t> selected) {
   const TraceBlock& block = trace.blocks[b];
@@ -330,9 +331,7 @@ Error write_report_data(const std::vector<ReportDumpPart>& dumps,
     write(d.timeline.delegates);
     write(",\"values\":");
     if (d.values) {
-      detail::JsonCompactor compact(write);
-      const Error e = d.values(compact.writer());
-      compact.flush();
+      const Error e = d.values(write);
       if (!e.ok()) return e;
     } else {
       write("null");
@@ -350,9 +349,7 @@ Error write_report_data(const std::vector<ReportDumpPart>& dumps,
     write(",\"compare\":");
     std::string verdict;
     if (comparison->compare) {
-      detail::JsonCompactor compact(write);
-      Result<std::string> v = comparison->compare(compact.writer());
-      compact.flush();
+      Result<std::string> v = comparison->compare(write);
       if (!v.ok()) return v.error();
       verdict = std::move(v).get();
     } else {
@@ -394,7 +391,7 @@ Result<std::string> report_data_json(const std::vector<ReportDump>& dumps,
     part.facts = &facts[k];
     if (!dump.values.empty()) {
       part.values = [&dump](const ReportTextWriter& write) {
-        render(dump.values, Format::Json, RenderOptions(), write);
+        render(dump.values, Format::Json, report_json_options(), write);
         return Error();
       };
     }
@@ -406,7 +403,7 @@ Result<std::string> report_data_json(const std::vector<ReportDump>& dumps,
     compared->diff_verdict = comparison->diff_verdict;
     if (!comparison->compare.empty()) {
       compared->compare = [comparison](const ReportTextWriter& write) -> Result<std::string> {
-        render(comparison->compare, Format::Json, RenderOptions(), write);
+        render(comparison->compare, Format::Json, report_json_options(), write);
         return comparison->compare_verdict;
       };
     }

@@ -19,8 +19,8 @@ Error ReportStream::table(const Table& head,
     return render_streamed_refs(head, rows, format_, options_, write_);
   }
   detail::TextSink out(write_);
-  if (tables_ == 0) detail::json_report_open(out);
-  detail::json_report_table(out, tables_ == 0, head, rows);
+  if (tables_ == 0) detail::json_report_open(out, options_.compact_json);
+  detail::json_report_table(out, options_.compact_json, tables_ == 0, head, rows);
   ++tables_;
   out.flush();
   return Error();
@@ -29,8 +29,8 @@ Error ReportStream::table(const Table& head,
 void ReportStream::finish() {
   if (format_ != Format::Json) return;
   detail::TextSink out(write_);
-  if (tables_ == 0) detail::json_report_open(out);
-  detail::json_report_close(out, tables_ > 0, options_.warnings);
+  if (tables_ == 0) detail::json_report_open(out, options_.compact_json);
+  detail::json_report_close(out, options_.compact_json, tables_ > 0, options_.warnings);
   out.flush();
 }
 

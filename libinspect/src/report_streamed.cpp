@@ -62,7 +62,7 @@ Result<ReportTimeline> streamed_report_timeline(TraceReader& reader,
 
 ReportTablesWriter streamed_values_writer(TraceReader& reader, const DebugBuffer& buffer) {
   return [&reader, &buffer](const ReportTextWriter& write) {
-    const Error e = write_values_table(reader, buffer, {}, Format::Json, RenderOptions(), write);
+    const Error e = write_values_table(reader, buffer, {}, Format::Json, report_json_options(), write);
     reader.release_pages();
     buffer.release_pages();
     return e;
@@ -98,7 +98,7 @@ Result<ReportComparisonPart> streamed_report_comparison(
   part.compare = [sources, tolerance](const ReportTextWriter& write) -> Result<std::string> {
     ETKIT_ASSIGN_OR_RETURN(CompareCounts counts,
                            write_compare(sources->first, sources->second, tolerance, {}, false,
-                                         Format::Json, RenderOptions(), write));
+                                         Format::Json, report_json_options(), write));
     return std::string(verdict_name(counts.verdict(false)));
   };
   return part;

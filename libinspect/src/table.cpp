@@ -350,9 +350,9 @@ Error render_streamed_refs(const Table& head, const std::function<void(const Row
                            const std::function<void(std::string_view)>& write) {
   if (format == Format::Json) {
     detail::TextSink out(write);
-    detail::json_report_open(out);
-    detail::json_report_table(out, true, head, rows);
-    detail::json_report_close(out, true, options.warnings);
+    detail::json_report_open(out, options.compact_json);
+    detail::json_report_table(out, options.compact_json, true, head, rows);
+    detail::json_report_close(out, options.compact_json, true, options.warnings);
     out.flush();
     return Error();
   }
@@ -646,11 +646,11 @@ void render(const std::vector<Table>& tables, Format format, const RenderOptions
   };
   if (format == Format::Json) {
     detail::TextSink out(write);
-    detail::json_report_open(out);
+    detail::json_report_open(out, options.compact_json);
     for (size_t i = 0; i < tables.size(); ++i) {
-      detail::json_report_table(out, i == 0, tables[i], rows_of(tables[i]));
+      detail::json_report_table(out, options.compact_json, i == 0, tables[i], rows_of(tables[i]));
     }
-    detail::json_report_close(out, !tables.empty(), options.warnings);
+    detail::json_report_close(out, options.compact_json, !tables.empty(), options.warnings);
     out.flush();
     return;
   }

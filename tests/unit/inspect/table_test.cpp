@@ -1,6 +1,7 @@
 #include "etkit/inspect/table.h"
 
 #include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -12,6 +13,8 @@
 #include <string_view>
 #include <variant>
 #include <vector>
+
+#include "etkit/inspect/report_stream.h"
 
 namespace etkit::inspect {
 namespace {
@@ -101,6 +104,49 @@ TEST_CASE("table: lists are arrays in json and their text elsewhere; significant
   CHECK(json.find("\"error\": 1234.5678,") != std::string::npos);
   CHECK(json.find("\"mean\": null") != std::string::npos);
   CHECK(json.find("\"shape\": null") != std::string::npos);
+}
+
+TEST_CASE("table: compact json is the pretty document without its whitespace") {
+  // What the HTML report embeds: nlohmann's dump(-1) of the pretty document parsed back.
+  Table lists;
+  lists.name = "values";
+  lists.title = "values \u00e9 \"quoted\"\n";
+  lists.columns = {{"shape", 0}, {"x", kSignificantDigits}, {"x", 0}, {"tab\tname", 0}};
+  lists.rows.push_back({IntList{{1, 8}, "[1, 8]"}, 3e-7, int64_t{-4}, std::string("a b")});
+  lists.rows.push_back({IntList{{}, "[]"}, std::monostate{}, 1e300, std::string("\xff")});
+  Table empty;
+  empty.name = "none";
+  empty.columns = {{"a", 0}};
+  const std::vector<std::vector<Table>> documents = {sample(), {lists, empty}, {empty}, {}};
+  for (const std::vector<Table>& tables : documents) {
+    for (const std::vector<std::string>& warnings :
+         {std::vector<std::string>{}, std::vector<std::string>{"one", "two \"2\""}}) {
+      RenderOptions pretty;
+      pretty.warnings = warnings;
+      RenderOptions compact = pretty;
+      compact.compact_json = true;
+      const std::string expected =
+          nlohmann::ordered_json::parse(render(tables, Format::Json, pretty))
+              .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+      CAPTURE(expected);
+      CHECK(render(tables, Format::Json, compact) == expected);
+      // Streamed, one table at a time, as the report writes its values.
+      if (tables.size() == 1) {
+        std::string streamed;
+        ReportStream stream(Format::Json, compact, [&](std::string_view s) { streamed += s; });
+        REQUIRE(stream.table(tables[0], [&](const RowRefVisitor& visit) {
+                        std::vector<CellRef> refs;
+                        for (const std::vector<Cell>& row : tables[0].rows) {
+                          refs.clear();
+                          for (const Cell& c : row) refs.push_back(CellRef::of(c));
+                          visit(refs);
+                        }
+                      }).ok());
+        stream.finish();
+        CHECK(streamed == expected);
+      }
+    }
+  }
 }
 
 TEST_CASE("table: automatic time units pick a readable unit per column") {

@@ -159,8 +159,11 @@ ReportTimeline report_timeline(const Trace& trace, std::span<const size_t> event
                                const DebugMap* map, const ReportIteration& iteration,
                                const ReportOptions& options);
 
-/// Writes a JSON document of tables, as `render(tables, Format::Json, ...)` writes it, through
-/// its argument (the report compacts it).
+/// The options of every table document a report embeds: `--format json`'s, compact.
+RenderOptions report_json_options();
+
+/// Writes a JSON document of tables, as `render(tables, Format::Json, report_json_options())`
+/// writes it (the report embeds it as it comes), through its argument.
 using ReportTablesWriter = std::function<Error(const ReportTextWriter&)>;
 
 /// One dump of `write_report_data`. `facts` must outlive the call.

@@ -79,6 +79,9 @@ struct RenderOptions {
   bool auto_time_units = false;
   /// One sentence each (e.g. `trace_warnings` with the dump's path); JSON carries them.
   std::vector<std::string> warnings;
+  /// JSON only: no whitespace between tokens and no final newline (nlohmann's `dump(-1)`), as
+  /// the HTML report embeds tables.
+  bool compact_json = false;
 };
 
 /// Renders `tables` in `format`; the text ends with a newline unless there is nothing to print.
