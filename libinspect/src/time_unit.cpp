@@ -51,11 +51,4 @@ int time_decimals(TimeUnit unit) {
   return 3;
 }
 
-TimeUnit readable_time_unit(double typical_ns) {
-  if (typical_ns >= 1e9) return TimeUnit::S;
-  if (typical_ns >= 1e6) return TimeUnit::Ms;
-  if (typical_ns >= 1e3) return TimeUnit::Us;
-  return TimeUnit::Ns;
-}
-
 }  // namespace etkit::inspect

@@ -25,6 +25,12 @@ double ns_per(TimeUnit unit);
 int time_decimals(TimeUnit unit);
 /// The unit that reads best for durations like `typical_ns`: the largest unit in which it is
 /// at least 1 (ns for 0 and below 1 us; a 30 ns time reads "30" in ns, not "0.000030" in ms).
-TimeUnit readable_time_unit(double typical_ns);
+/// Inline: the aligned writer asks it of every time cell.
+inline TimeUnit readable_time_unit(double typical_ns) {
+  if (typical_ns >= 1e9) return TimeUnit::S;
+  if (typical_ns >= 1e6) return TimeUnit::Ms;
+  if (typical_ns >= 1e3) return TimeUnit::Us;
+  return TimeUnit::Ns;
+}
 
 }  // namespace etkit::inspect
