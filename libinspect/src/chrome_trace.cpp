@@ -348,13 +348,13 @@ Error write_chrome_trace(TraceReader& reader, const EventSelection& selection,
       if (summary.profile_events > 0) writer.add_method_track(trace.blocks[b].method);
       continue;
     }
-    join_selected_block(reader, selector, trace, b, selected);
+    join_selected_block(reader, selector, trace, b, selected, BlockValues::Skipped);
     writer.add_tracks(trace, selected);
   }
   TextSink sink(write);
   auto put = [&](std::string_view s) { sink.put(s); };
   writer.write_head(put);
-  for_each_selected_block(reader, selector, trace, selected,
+  for_each_selected_block(reader, selector, trace, selected, BlockValues::Skipped,
                           [&](size_t) { writer.write_events(trace, selected, sink, put); });
   writer.write_tail(put);
   sink.flush();

@@ -221,7 +221,7 @@ Result<Side> collect_streamed(TraceReader& reader, const EventSelection& selecti
   Trace trace = reader.skeleton();
   StreamedSide side(trace, methods);
   std::vector<size_t> selected;
-  for_each_selected_block(reader, selector, trace, selected,
+  for_each_selected_block(reader, selector, trace, selected, BlockValues::Skipped,
                           [&](size_t b) { side.add(trace, b, selected); });
   return side.finish();
 }

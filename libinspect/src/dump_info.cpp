@@ -56,7 +56,7 @@ Result<DumpInfo> dump_info(TraceReader& reader) {
       num_events += summary.profile_events;
       continue;
     }
-    reader.rejoin_block(b, trace);
+    reader.rejoin_events(b, trace);
     num_events += static_cast<int64_t>(trace.events.size());
     for (const TraceEvent& e : trace.events) {
       if (e.device) {

@@ -355,7 +355,8 @@ Error write_event_table(TraceReader& reader, const EventSelection& selection, Ti
   const double ns_per_unit = ns_per(unit);
   auto rows = [&](const RowRefVisitor& visit) {
     // One block at a time: events, values and their indices are the block's own.
-    for_each_selected_block(reader, selector, trace, selected, [&](size_t) {
+    const BlockValues values = cols.with_values ? BlockValues::Joined : BlockValues::Skipped;
+    for_each_selected_block(reader, selector, trace, selected, values, [&](size_t) {
       if (cols.with_values) logged.index(trace);
       for (size_t i : selected) {
         event_row_refs(trace, trace.events[i], cols, ns_per_unit, layout, logged, decoded, row);

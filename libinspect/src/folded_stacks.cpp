@@ -109,7 +109,7 @@ Result<std::string> folded_stacks(TraceReader& reader, const EventSelection& sel
   FoldedStacks stacks;
   std::vector<size_t> selected;
   // Parents are within a block, so a block's stacks need only its own events.
-  for_each_selected_block(reader, selector, trace, selected,
+  for_each_selected_block(reader, selector, trace, selected, BlockValues::Skipped,
                           [&](size_t) { stacks.add(trace, selected); });
   return stacks.text();
 }

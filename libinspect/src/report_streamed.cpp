@@ -54,7 +54,7 @@ Result<ReportTimeline> streamed_report_timeline(TraceReader& reader,
                          facts.timeline_iteration(trace.path, options));
   if (!iteration) return ReportTimeline();
   ETKIT_ASSIGN_OR_RETURN(EventSelector selector, EventSelector::make(selection));
-  reader.rejoin_block(iteration->block, trace);
+  reader.rejoin_events(iteration->block, trace);
   std::vector<size_t> selected;
   selector.select_block(trace, iteration->block, selected);
   return report_timeline(trace, selected, nullptr, *iteration, options);

@@ -11,11 +11,18 @@
 
 namespace etkit::inspect {
 
-/// Joins block `b` of `reader` into `trace` in place of the block joined before, and puts its
-/// selected events in `selected`.
+/// Whether a streamed writer reads the logged values of its blocks, or only their events.
+enum class BlockValues { Joined, Skipped };
+
+/// Joins block `b` of `reader` into `trace` in place of the block joined before (its values
+/// too with `BlockValues::Joined`), and puts its selected events in `selected`.
 inline void join_selected_block(TraceReader& reader, EventSelector& selector, Trace& trace,
-                                size_t b, std::vector<size_t>& selected) {
-  reader.rejoin_block(b, trace);
+                                size_t b, std::vector<size_t>& selected, BlockValues values) {
+  if (values == BlockValues::Joined) {
+    reader.rejoin_block(b, trace);
+  } else {
+    reader.rejoin_events(b, trace);
+  }
   selected.clear();
   selector.select_block(trace, b, selected);
 }
@@ -26,10 +33,10 @@ inline void join_selected_block(TraceReader& reader, EventSelector& selector, Tr
 /// block's selected events.
 template <typename Use>
 void for_each_selected_block(TraceReader& reader, EventSelector& selector, Trace& trace,
-                             std::vector<size_t>& selected, Use&& use) {
+                             std::vector<size_t>& selected, BlockValues values, Use&& use) {
   for (size_t b = 0; b < trace.blocks.size(); ++b) {
     if (!selector.block_selected(trace, b)) continue;
-    join_selected_block(reader, selector, trace, b, selected);
+    join_selected_block(reader, selector, trace, b, selected, values);
     use(b);
   }
 }

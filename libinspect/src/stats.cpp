@@ -402,8 +402,14 @@ Error accumulate_stats(TraceReader& reader, EventSelector* selector, OperatorNam
   for (size_t b = 0; b < trace.blocks.size(); ++b) {
     const bool use = selector != nullptr && selector->block_selected(trace, b);
     if (!use && namer == nullptr) continue;
-    reader.rejoin_block(b, trace);
-    if (namer != nullptr) ETKIT_TRY(namer->apply(trace));
+    // Statistics read events only; a namer also checks the values' instructions against the
+    // program, so it gets them.
+    if (namer != nullptr) {
+      reader.rejoin_block(b, trace);
+      ETKIT_TRY(namer->apply(trace));
+    } else {
+      reader.rejoin_events(b, trace);
+    }
     if (!use) continue;
     selected.clear();
     selector->select_block(trace, b, selected);

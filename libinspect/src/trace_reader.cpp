@@ -71,7 +71,7 @@ struct TraceReader::Impl {
   bool has_tensor_values = false;
 
   Error open(std::span<const uint8_t> data);
-  void join(size_t b, Trace& trace, bool with_events, size_t values_from);
+  void join(size_t b, Trace& trace, bool with_events, bool with_values, size_t values_from);
 };
 
 namespace {
@@ -200,13 +200,15 @@ TraceReader::BlockSummary TraceReader::block_summary(size_t b) const {
 bool TraceReader::size_prefixed() const { return impl_->dump.size_prefixed; }
 
 void TraceReader::join_block(size_t b, Trace& trace) {
-  impl_->join(b, trace, true, trace.values.size());
+  impl_->join(b, trace, true, true, trace.values.size());
 }
 
 // With `with_events` false only the values are joined: their operators need the block's
 // `native_call_` events, but not the events' order, nesting and times. The values are written
-// from `trace.values[values_from]` on, over those there (`put_value`), and the rest dropped.
-void TraceReader::Impl::join(size_t b, Trace& trace, bool with_events, size_t values_from) {
+// from `trace.values[values_from]` on, over those there (`put_value`), and the rest dropped;
+// with `with_values` false none is decoded (each is more work than an event).
+void TraceReader::Impl::join(size_t b, Trace& trace, bool with_events, bool with_values,
+                             size_t values_from) {
   strings.use(trace.strings);
   StringTable& table = strings.table();
   const size_t r = runs[b];
@@ -259,7 +261,7 @@ void TraceReader::Impl::join(size_t b, Trace& trace, bool with_events, size_t va
   block.num_events = trace.events.size() - block.first_event;
   detail::EventConverter converter(dump.origin);
   uint32_t value_index = 0;
-  for (size_t i = 0; summaries[b].debug_events > 0 && i < num_events; ++i) {
+  for (size_t i = 0; with_values && summaries[b].debug_events > 0 && i < num_events; ++i) {
     const fb::DebugEvent* d = events->Get(static_cast<flatbuffers::uoffset_t>(i))->debug_event();
     if (d == nullptr) continue;
     (void)converter.convert_value(d->debug_entry(), r, i, &value);  // checked at open
@@ -273,16 +275,21 @@ void TraceReader::Impl::join(size_t b, Trace& trace, bool with_events, size_t va
 
 void TraceReader::rejoin_block(size_t b, Trace& trace) {
   trace.events.clear();
-  impl_->join(b, trace, true, 0);
+  impl_->join(b, trace, true, true, 0);
+}
+
+void TraceReader::rejoin_events(size_t b, Trace& trace) {
+  trace.events.clear();
+  impl_->join(b, trace, true, false, 0);
 }
 
 void TraceReader::join_values(size_t b, Trace& trace) {
-  impl_->join(b, trace, false, trace.values.size());
+  impl_->join(b, trace, false, true, trace.values.size());
 }
 
 void TraceReader::rejoin_values(size_t b, Trace& trace) {
   trace.events.clear();
-  impl_->join(b, trace, false, 0);
+  impl_->join(b, trace, false, true, 0);
 }
 
 Trace TraceReader::join_all() {

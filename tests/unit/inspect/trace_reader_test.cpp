@@ -149,6 +149,22 @@ bool compare_paths(std::span<const uint8_t> bytes) {
                                       : y.parent - static_cast<int32_t>(
                                                        direct.blocks[b].first_event)));
     }
+    // The events alone (`rejoin_events`): the same events, and no value, even after a block
+    // joined with its values.
+    Trace events_only = one;
+    reader->rejoin_events(b, events_only);
+    CHECK(events_only.values.empty());
+    CHECK(events_only.blocks[b].num_events == direct.blocks[b].num_events);
+    REQUIRE(events_only.events.size() == one.events.size());
+    for (size_t i = 0; i < one.events.size(); ++i) {
+      const TraceEvent& x = events_only.events[i];
+      const TraceEvent& y = one.events[i];
+      CHECK(x.name == y.name);
+      CHECK(x.op == y.op);
+      CHECK(x.start_ns == y.start_ns);
+      CHECK(x.self_ns == y.self_ns);
+      CHECK(x.parent == y.parent);
+    }
   }
   return true;
 }

@@ -65,6 +65,9 @@ class TraceReader {
   /// Block `b` alone in `trace`: clears the events and values joined before, then `join_block`.
   /// How the streamed readers hold one block at a time; indices are the block's own.
   void rejoin_block(size_t b, Trace& trace);
+  /// `rejoin_block` without the values (`trace.values` left empty): for readers of events only
+  /// (statistics, diff, Chrome, folded stacks, info), which need not decode them.
+  void rejoin_events(size_t b, Trace& trace);
   /// `join_block` for the values only: appends the values of block `b` (their operators named
   /// as `join_block` names them) and no events (`num_events` 0). For readers of values
   /// (`values`, `compare`), which need the block's events only for the operators' names.
