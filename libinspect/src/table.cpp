@@ -576,8 +576,9 @@ Error render_streamed_refs(const Table& head, const std::function<void(const Row
       bool same = cell.kind == was.kind;
       if (same && (cell.kind == CellRef::Kind::Text || cell.kind == CellRef::Kind::List)) {
         const size_t at = lead_bytes[k] + (k > 0 ? 2 : 0) + (right[k] ? width[k] - was.size : 0);
+        // An empty view may hold no pointer at all, which memcmp must not be given.
         same = cell.text.size() == was.size && was.size <= width[k] &&
-               std::memcmp(previous + at, cell.text.data(), was.size) == 0;
+               (was.size == 0 || std::memcmp(previous + at, cell.text.data(), was.size) == 0);
       } else if (same) {
         same = cell.i == was.i && std::memcmp(&cell.d, &was.d, sizeof cell.d) == 0;
       }
