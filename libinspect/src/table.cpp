@@ -78,15 +78,37 @@ inline size_t digit_count(uint64_t q) {
   return n + (q >= 1000 ? 3 : q >= 100 ? 2 : q >= 10 ? 1 : 0);
 }
 
-// The text of q / 10^decimals with exactly `decimals` decimals (0 to 9), after a '-' when
-// `negative`, written at `p` (32 bytes suffice); returns the end. The digits go straight to
-// their places, right to left, two at a time: formatting into a scratch buffer and copying
-// had been 88 instructions of each time cell.
-char* fixed_digits(char* p, bool negative, uint64_t q, int decimals) {
+// The digits of q (at least one) written right to left, two at a time, to end just before
+// `end`; returns where they begin.
+inline char* digits_before(char* end, uint64_t q) {
+  for (; q >= 100; q /= 100) {
+    end -= 2;
+    std::memcpy(end, kDigitPairs + 2 * (q % 100), 2);
+  }
+  if (q >= 10) {
+    end -= 2;
+    std::memcpy(end, kDigitPairs + 2 * q, 2);
+  } else {
+    *--end = static_cast<char>('0' + q);
+  }
+  return end;
+}
+
+// The size of fixed_digits' text of q, of `digits` decimal digits (digit_count(q)).
+inline size_t fixed_size(bool negative, size_t digits, int decimals) {
   const auto d = static_cast<size_t>(decimals);
-  const size_t n = digit_count(q);
+  return (negative ? 1 : 0) + (digits > d ? digits : d + 1) + (d > 0 ? 1 : 0);
+}
+
+// The text of q / 10^decimals with exactly `decimals` decimals (0 to 9), after a '-' when
+// `negative`, written at `p` (32 bytes suffice); returns the end. `digits` is digit_count(q),
+// which a caller that placed the text has already counted. The digits go straight to their
+// places, right to left, two at a time: formatting into a scratch buffer and copying had been
+// 88 instructions of each time cell.
+char* fixed_digits(char* p, bool negative, uint64_t q, int decimals, size_t digits) {
+  const auto d = static_cast<size_t>(decimals);
   if (negative) *p++ = '-';
-  char* const end = p + (n > d ? n : d + 1) + (d > 0 ? 1 : 0);
+  char* const end = p + fixed_size(false, digits, decimals);
   char* w = end;
   size_t k = 0;  // decimals written
   for (; k + 2 <= d; k += 2) {
@@ -99,18 +121,12 @@ char* fixed_digits(char* p, bool negative, uint64_t q, int decimals) {
     q /= 10;
   }
   if (d > 0) *--w = '.';
-  // The whole part: at least one digit.
-  for (; q >= 100; q /= 100) {
-    w -= 2;
-    std::memcpy(w, kDigitPairs + 2 * (q % 100), 2);
-  }
-  if (q >= 10) {
-    w -= 2;
-    std::memcpy(w, kDigitPairs + 2 * q, 2);
-  } else {
-    *--w = static_cast<char>('0' + q);
-  }
+  digits_before(w, q);  // the whole part: at least one digit
   return end;
+}
+
+char* fixed_digits(char* p, bool negative, uint64_t q, int decimals) {
+  return fixed_digits(p, negative, q, decimals, digit_count(q));
 }
 
 // printf("%.*f", decimals, x) for a finite `x`, written at `p` (32 bytes suffice); returns the
@@ -450,27 +466,34 @@ Error render_streamed_refs(const Table& head, const std::function<void(const Row
   for (size_t c = 0; c < n; ++c) times[c].active = auto_units && columns[c].time;
   for (size_t c = 0; c < n; ++c) width[c] = columns[c].name.size();
   rows([&](std::span<const CellRef> row) {
-    for (size_t c = 0; c < n && c < row.size(); ++c) {
+    // Locals, not the closure's references: `right` is written through a char, which may alias
+    // the vectors' pointers and n (so the write pass below does the same).
+    const size_t columns_n = std::min(n, row.size());
+    size_t* const widths = width.data();
+    char* const rights = right.data();
+    IntRange* const ranges = ints.data();
+    TimeColumn* const time_columns = times.data();
+    for (size_t c = 0; c < columns_n; ++c) {
       const CellRef& cell = row[c];
       switch (cell.kind) {
         case CellRef::Kind::Empty:
           continue;
         case CellRef::Kind::Text:
         case CellRef::Kind::List:
-          width[c] = std::max(width[c], cell.text.size());
+          widths[c] = std::max(widths[c], cell.text.size());
           continue;
         case CellRef::Kind::Int: {
           // The widest integer is the largest or the smallest: their texts are measured once
           // the pass is over (digits per cell had been a tenth of this pass).
-          IntRange& r = ints[c];
+          IntRange& r = ranges[c];
           if (!r.any || cell.i > r.max) r.max = cell.i;
           if (!r.any || cell.i < r.min) r.min = cell.i;
           r.any = true;
           continue;
         }
         case CellRef::Kind::Double: {
-          right[c] = true;
-          TimeColumn& tc = times[c];
+          rights[c] = true;
+          TimeColumn& tc = time_columns[c];
           const double d = cell.d;
           if (tc.active && std::isfinite(d)) {
             if (!tc.any || d > tc.max) tc.max = d;
@@ -483,7 +506,7 @@ Error render_streamed_refs(const Table& head, const std::function<void(const Row
           break;
         }
       }
-      width[c] = std::max(width[c], ref_text(cell, columns[c], buf, big).size());
+      widths[c] = std::max(widths[c], ref_text(cell, columns[c], buf, big).size());
     }
   });
   auto int_width = [](int64_t i) {
@@ -566,18 +589,26 @@ Error render_streamed_refs(const Table& head, const std::function<void(const Row
     lead_bytes[k] = lead_bytes[k - 1] + (k > 1 ? 2 : 0) + width[k - 1];
   }
   rows([&](std::span<const CellRef> row) {
+    // The writes below go through char pointers, which may alias anything: what the loops read
+    // is held in locals first, or every cell would load the vectors' pointers (and n) again
+    // through the closure.
+    const size_t columns_n = n;
+    const size_t* const widths = width.data();
+    const char* const rights = right.data();
+    const size_t* const lead_at = lead_bytes.data();
+    const LeadCell* const leads = lead.data();
     char* const begin = chunk.data() + used;
     // Never the last column: it is not padded.
-    const size_t most = std::min({tracked, row.size(), n - 1});
+    const size_t most = std::min({tracked, row.size(), columns_n - 1});
     size_t k = 0;
     while (k < most) {
       const CellRef& cell = row[k];
-      const LeadCell& was = lead[k];
+      const LeadCell& was = leads[k];
       bool same = cell.kind == was.kind;
       if (same && (cell.kind == CellRef::Kind::Text || cell.kind == CellRef::Kind::List)) {
-        const size_t at = lead_bytes[k] + (k > 0 ? 2 : 0) + (right[k] ? width[k] - was.size : 0);
+        const size_t at = lead_at[k] + (k > 0 ? 2 : 0) + (rights[k] ? widths[k] - was.size : 0);
         // An empty view may hold no pointer at all, which memcmp must not be given.
-        same = cell.text.size() == was.size && was.size <= width[k] &&
+        same = cell.text.size() == was.size && was.size <= widths[k] &&
                (was.size == 0 || std::memcmp(previous + at, cell.text.data(), was.size) == 0);
       } else if (same) {
         same = cell.i == was.i && std::memcmp(&cell.d, &was.d, sizeof cell.d) == 0;
@@ -587,10 +618,14 @@ Error render_streamed_refs(const Table& head, const std::function<void(const Row
     }
     char* p = begin;
     if (k > 0) {
-      std::memmove(p, previous, lead_bytes[k]);
-      p += lead_bytes[k];
+      std::memmove(p, previous, lead_at[k]);
+      p += lead_at[k];
     }
-    for (size_t c = k; c < n; ++c) {
+    for (size_t c = k; c < columns_n; ++c) {
+      if (c > 0) {
+        *p++ = ' ';
+        *p++ = ' ';
+      }
       std::string_view text;
       if (c < row.size()) {
         const CellRef& cell = row[c];
@@ -602,6 +637,18 @@ Error render_streamed_refs(const Table& head, const std::function<void(const Row
             text = cell.text;
             break;
           case CellRef::Kind::Int: {
+            // Right-aligned in a column as wide as its widest integer (the first pass): the
+            // digits go straight to their place.
+            const uint64_t magnitude = cell.i < 0 ? 0 - static_cast<uint64_t>(cell.i)
+                                                  : static_cast<uint64_t>(cell.i);
+            const size_t size = digit_count(magnitude) + (cell.i < 0 ? 1 : 0);
+            if (rights[c] && size <= widths[c]) {
+              p = pad_spaces(p, widths[c] - size);
+              if (cell.i < 0) *p = '-';
+              p += size;
+              digits_before(p, magnitude);
+              continue;
+            }
             const auto [end, ec] = std::to_chars(buf, buf + 24, cell.i);
             text = std::string_view(buf, static_cast<size_t>(end - buf));
             break;
@@ -616,6 +663,15 @@ Error render_streamed_refs(const Table& head, const std::function<void(const Row
               if (static_cast<double>(whole) / from_ns_per == v) {
                 const uint64_t magnitude =
                     whole < 0 ? 0 - static_cast<uint64_t>(whole) : static_cast<uint64_t>(whole);
+                // In place too, as wide as fixed_digits writes it.
+                const int decimals = columns[c].decimals;
+                const size_t digits = digit_count(magnitude);
+                const size_t size = fixed_size(whole < 0, digits, decimals);
+                if (rights[c] && size <= widths[c]) {
+                  p = fixed_digits(pad_spaces(p, widths[c] - size), whole < 0, magnitude,
+                                   decimals, digits);
+                  continue;
+                }
                 const char* end = fixed_digits(buf, whole < 0, magnitude, columns[c].decimals);
                 text = std::string_view(buf, static_cast<size_t>(end - buf));
                 break;
@@ -631,27 +687,23 @@ Error render_streamed_refs(const Table& head, const std::function<void(const Row
         }
       }
       // Never wider than measured, unless `rows` broke its promise to give the same rows.
-      if (text.size() > width[c]) text = text.substr(0, width[c]);
-      const size_t pad = width[c] - text.size();
-      if (c > 0) {
-        *p++ = ' ';
-        *p++ = ' ';
-      }
-      if (right[c]) p = pad_spaces(p, pad);
+      if (text.size() > widths[c]) text = text.substr(0, widths[c]);
+      const size_t pad = widths[c] - text.size();
+      if (rights[c]) p = pad_spaces(p, pad);
       copy_text(p, text.data(), text.size());  // copies nothing for an empty view
       p += text.size();
-      if (!right[c] && c + 1 < n) p = pad_spaces(p, pad);
+      if (!rights[c] && c + 1 < columns_n) p = pad_spaces(p, pad);
     }
     while (p > begin && p[-1] == ' ') --p;
     previous = begin;
     tracked = k;
-    if (k < row.size() && k + 1 < n) {
+    if (k < row.size() && k + 1 < columns_n) {
       const CellRef& cell = row[k];
       lead[k] = {cell.kind, cell.i, cell.d, cell.text.size()};
       tracked = k + 1;
     }
     // A trimmed line may end inside the prefix: only what it still holds can be copied.
-    while (tracked > 0 && lead_bytes[tracked] > static_cast<size_t>(p - begin)) --tracked;
+    while (tracked > 0 && lead_at[tracked] > static_cast<size_t>(p - begin)) --tracked;
     *p++ = '\n';
     used = static_cast<size_t>(p - chunk.data());
     if (used >= kChunk) {

@@ -336,6 +336,34 @@ TEST_CASE("table: aligned rows that begin as the row before are the same text") 
   CHECK(streamed(t, Format::Table, RenderOptions{}) == aligned_reference(t));
 }
 
+TEST_CASE("table: integers of every width are written right-aligned in their place") {
+  // The writer puts an integer's digits straight into the line, after the padding its column's
+  // width leaves: every digit count, both signs, the extremes of int64, and a column where
+  // integers share the width with a longer text.
+  Table t;
+  t.title = "ints";
+  t.columns = {{"i", 0}, {"mixed", 0}, {"j", 0}};
+  std::vector<int64_t> values = {0, std::numeric_limits<int64_t>::min(),
+                                 std::numeric_limits<int64_t>::max()};
+  int64_t power = 1;
+  for (int k = 0; k < 18; ++k, power *= 10) {
+    for (int64_t v : {power - 1, power, power + 1, 9 * power}) {
+      values.push_back(v);
+      values.push_back(-v);
+    }
+  }
+  for (size_t r = 0; r < values.size(); ++r) {
+    const int64_t v = values[r];
+    const Cell mixed = r % 3 == 0 ? Cell(std::string("a rather long text")) : Cell(v / 7);
+    t.rows.push_back({v, mixed, int64_t{static_cast<int64_t>(r) - 40}});
+  }
+  CHECK(streamed(t, Format::Table, RenderOptions{}) == aligned_reference(t));
+  // Lines read back: the widest integer is as wide as its column.
+  const std::string out = streamed(t, Format::Table, RenderOptions{});
+  CHECK(out.find("\n-9223372036854775808  ") != std::string::npos);
+  CHECK(out.find("\n 9223372036854775807  ") != std::string::npos);
+}
+
 TEST_CASE("table: empty texts that hold no pointer lead rows like any other text") {
   // A default string_view (an event without a name) has no bytes to compare: consecutive rows
   // that begin with it share their lead, which the fuzzer once found compared through a null
