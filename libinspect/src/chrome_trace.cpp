@@ -2,7 +2,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include <charconv>
 #include <cmath>
 #include <cstring>
 #include <cstdint>
@@ -19,6 +18,7 @@
 #include "etkit/inspect/trace_reader.h"
 #include "etkit/inspect/operator_naming.h"
 #include "block_join.h"
+#include "decimal_digits.h"
 #include "json_plain.h"
 #include "selected_blocks.h"
 #include "text_sink.h"
@@ -197,16 +197,8 @@ class ChromeTraceWriter {
         p = put_literal(p, "null");
       }
     };
-    // Tracks and instructions, mostly below 100: those are written in place (to_chars is a
-    // call through the PLT from this library).
-    auto integer = [&](int64_t value) {
-      if (value >= 0 && value < 100) {
-        if (value >= 10) *p++ = static_cast<char>('0' + value / 10);
-        *p++ = static_cast<char>('0' + value % 10);
-      } else {
-        p = std::to_chars(p, p + 24, value).ptr;
-      }
-    };
+    // Tracks and instructions, mostly below 100, written in place.
+    auto integer = [&](int64_t value) { p = detail::put_integer(p, value); };
     p = put_literal(p, ",\n{\"name\":\"");
     p = put_chars(p, e.name);
     p = put_literal(p, "\",\"cat\":\"");

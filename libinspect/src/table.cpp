@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "etkit/inspect/time_unit.h"
+#include "decimal_digits.h"
 #include "json_table_writer.h"
 #include "text_sink.h"
 
@@ -45,54 +46,11 @@ Cell CellRef::to_cell() const {
 
 namespace {
 
-// Copies `n` bytes from `from` to `to`. Cells are short, and a call to memcpy for a few bytes
-// was a tenth of the writers' time: up to 16 bytes are two overlapping fixed-size copies, which
-// compile to a few moves, and read and write only the `n` bytes.
-inline void copy_text(char* to, const char* from, size_t n) {
-  if (n > 16) {
-    std::memcpy(to, from, n);
-  } else if (n >= 8) {
-    std::memcpy(to, from, 8);
-    std::memcpy(to + n - 8, from + n - 8, 8);
-  } else if (n >= 4) {
-    std::memcpy(to, from, 4);
-    std::memcpy(to + n - 4, from + n - 4, 4);
-  } else if (n > 0) {
-    // The first, middle and last bytes are 1 to 3 bytes without a loop.
-    to[0] = from[0];
-    to[n / 2] = from[n / 2];
-    to[n - 1] = from[n - 1];
-  }
-}
-
-// "00" to "99": two digits per lookup, as to_chars writes them.
-constexpr char kDigitPairs[] =
-    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-    "8081828384858687888990919293949596979899";
-
-// The number of decimal digits of q (1 for 0).
-inline size_t digit_count(uint64_t q) {
-  size_t n = 1;
-  for (; q >= 10000; q /= 10000) n += 4;
-  return n + (q >= 1000 ? 3 : q >= 100 ? 2 : q >= 10 ? 1 : 0);
-}
-
-// The digits of q (at least one) written right to left, two at a time, to end just before
-// `end`; returns where they begin.
-inline char* digits_before(char* end, uint64_t q) {
-  for (; q >= 100; q /= 100) {
-    end -= 2;
-    std::memcpy(end, kDigitPairs + 2 * (q % 100), 2);
-  }
-  if (q >= 10) {
-    end -= 2;
-    std::memcpy(end, kDigitPairs + 2 * q, 2);
-  } else {
-    *--end = static_cast<char>('0' + q);
-  }
-  return end;
-}
+using detail::digit_count;
+using detail::digits_before;
+using detail::copy_text;
+using detail::kDigitPairs;
+using detail::magnitude;
 
 // The size of fixed_digits' text of q, of `digits` decimal digits (digit_count(q)).
 inline size_t fixed_size(bool negative, size_t digits, int decimals) {
@@ -468,12 +426,12 @@ Error render_streamed_refs(const Table& head, const std::function<void(const Row
   rows([&](std::span<const CellRef> row) {
     // Locals, not the closure's references: `right` is written through a char, which may alias
     // the vectors' pointers and n (so the write pass below does the same).
-    const size_t columns_n = std::min(n, row.size());
+    const size_t filled = std::min(n, row.size());
     size_t* const widths = width.data();
     char* const rights = right.data();
     IntRange* const ranges = ints.data();
     TimeColumn* const time_columns = times.data();
-    for (size_t c = 0; c < columns_n; ++c) {
+    for (size_t c = 0; c < filled; ++c) {
       const CellRef& cell = row[c];
       switch (cell.kind) {
         case CellRef::Kind::Empty:
@@ -510,8 +468,7 @@ Error render_streamed_refs(const Table& head, const std::function<void(const Row
     }
   });
   auto int_width = [](int64_t i) {
-    const uint64_t v = i < 0 ? 0 - static_cast<uint64_t>(i) : static_cast<uint64_t>(i);
-    return digit_count(v) + (i < 0 ? 1 : 0);
+    return digit_count(magnitude(i)) + (i < 0 ? 1 : 0);
   };
   for (size_t c = 0; c < n; ++c) {
     if (!ints[c].any) continue;
@@ -592,14 +549,14 @@ Error render_streamed_refs(const Table& head, const std::function<void(const Row
     // The writes below go through char pointers, which may alias anything: what the loops read
     // is held in locals first, or every cell would load the vectors' pointers (and n) again
     // through the closure.
-    const size_t columns_n = n;
+    const size_t column_count = n;
     const size_t* const widths = width.data();
     const char* const rights = right.data();
     const size_t* const lead_at = lead_bytes.data();
     const LeadCell* const leads = lead.data();
     char* const begin = chunk.data() + used;
     // Never the last column: it is not padded.
-    const size_t most = std::min({tracked, row.size(), columns_n - 1});
+    const size_t most = std::min({tracked, row.size(), column_count - 1});
     size_t k = 0;
     while (k < most) {
       const CellRef& cell = row[k];
@@ -621,7 +578,7 @@ Error render_streamed_refs(const Table& head, const std::function<void(const Row
       std::memmove(p, previous, lead_at[k]);
       p += lead_at[k];
     }
-    for (size_t c = k; c < columns_n; ++c) {
+    for (size_t c = k; c < column_count; ++c) {
       if (c > 0) {
         *p++ = ' ';
         *p++ = ' ';
@@ -639,14 +596,13 @@ Error render_streamed_refs(const Table& head, const std::function<void(const Row
           case CellRef::Kind::Int: {
             // Right-aligned in a column as wide as its widest integer (the first pass): the
             // digits go straight to their place.
-            const uint64_t magnitude = cell.i < 0 ? 0 - static_cast<uint64_t>(cell.i)
-                                                  : static_cast<uint64_t>(cell.i);
-            const size_t size = digit_count(magnitude) + (cell.i < 0 ? 1 : 0);
+            const uint64_t m = magnitude(cell.i);
+            const size_t size = digit_count(m) + (cell.i < 0 ? 1 : 0);
             if (rights[c] && size <= widths[c]) {
               p = pad_spaces(p, widths[c] - size);
               if (cell.i < 0) *p = '-';
               p += size;
-              digits_before(p, magnitude);
+              digits_before(p, m);
               continue;
             }
             const auto [end, ec] = std::to_chars(buf, buf + 24, cell.i);
@@ -661,18 +617,17 @@ Error render_streamed_refs(const Table& head, const std::function<void(const Row
               // Any nearby whole number will do: the test below decides.
               const auto whole = static_cast<int64_t>(ns + (ns < 0 ? -0.5 : 0.5));
               if (static_cast<double>(whole) / from_ns_per == v) {
-                const uint64_t magnitude =
-                    whole < 0 ? 0 - static_cast<uint64_t>(whole) : static_cast<uint64_t>(whole);
+                const uint64_t m = magnitude(whole);
                 // In place too, as wide as fixed_digits writes it.
                 const int decimals = columns[c].decimals;
-                const size_t digits = digit_count(magnitude);
+                const size_t digits = digit_count(m);
                 const size_t size = fixed_size(whole < 0, digits, decimals);
                 if (rights[c] && size <= widths[c]) {
-                  p = fixed_digits(pad_spaces(p, widths[c] - size), whole < 0, magnitude,
-                                   decimals, digits);
+                  p = fixed_digits(pad_spaces(p, widths[c] - size), whole < 0, m, decimals,
+                                   digits);
                   continue;
                 }
-                const char* end = fixed_digits(buf, whole < 0, magnitude, columns[c].decimals);
+                const char* end = fixed_digits(buf, whole < 0, m, columns[c].decimals);
                 text = std::string_view(buf, static_cast<size_t>(end - buf));
                 break;
               }
@@ -692,12 +647,12 @@ Error render_streamed_refs(const Table& head, const std::function<void(const Row
       if (rights[c]) p = pad_spaces(p, pad);
       copy_text(p, text.data(), text.size());  // copies nothing for an empty view
       p += text.size();
-      if (!rights[c] && c + 1 < columns_n) p = pad_spaces(p, pad);
+      if (!rights[c] && c + 1 < column_count) p = pad_spaces(p, pad);
     }
     while (p > begin && p[-1] == ' ') --p;
     previous = begin;
     tracked = k;
-    if (k < row.size() && k + 1 < columns_n) {
+    if (k < row.size() && k + 1 < column_count) {
       const CellRef& cell = row[k];
       lead[k] = {cell.kind, cell.i, cell.d, cell.text.size()};
       tracked = k + 1;

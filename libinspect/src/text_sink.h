@@ -11,10 +11,31 @@
 
 namespace etkit::inspect::detail {
 
+/// Copies `n` bytes from `from` to `to`. Cells are short, and a call to memcpy for a few bytes
+/// was a tenth of the writers' time: up to 16 bytes are two overlapping fixed-size copies, which
+/// compile to a few moves, and read and write only the `n` bytes (none for n = 0, when `from`
+/// may be null).
+inline void copy_text(char* to, const char* from, size_t n) {
+  if (n > 16) {
+    std::memcpy(to, from, n);
+  } else if (n >= 8) {
+    std::memcpy(to, from, 8);
+    std::memcpy(to + n - 8, from + n - 8, 8);
+  } else if (n >= 4) {
+    std::memcpy(to, from, 4);
+    std::memcpy(to + n - 4, from + n - 4, 4);
+  } else if (n > 0) {
+    // The first, middle and last bytes are 1 to 3 bytes without a loop.
+    to[0] = from[0];
+    to[n / 2] = from[n / 2];
+    to[n - 1] = from[n - 1];
+  }
+}
+
 /// Copies `s` to `p`, which has room for it, and returns the end: for writers that fill a
 /// `TextSink::reserve`d region by hand.
 inline char* put_chars(char* p, std::string_view s) {
-  if (!s.empty()) std::memcpy(p, s.data(), s.size());  // an empty view may have no data
+  copy_text(p, s.data(), s.size());
   return p + s.size();
 }
 
