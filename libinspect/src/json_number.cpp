@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "decimal_digits.h"
+
 namespace etkit::inspect {
 
 namespace {
@@ -135,38 +137,100 @@ char* json_number_chars(char* out, double x) {
   return slow();
 }
 
-char* json_micros_chars(char* out, double ns) {
-  const double x = ns / 1e3;
-  // Whole nanoseconds from 1 up to where json_number_chars's fast path ends (2^42 us).
-  if (!(ns >= 1 && x < 0x1p42)) return json_number_chars(out, x);
-  const auto n = static_cast<uint64_t>(ns);  // exact: ns < 2^53
-  if (static_cast<double>(n) != ns) return json_number_chars(out, x);
-  // x is normal (>= 0.001) and below 2^42: x = m * 2^-s with 11 <= s <= 62, so n << s is about
-  // m * 1000, under 2^63.
+namespace {
+
+// json_decimal_chars for one k, so that every division is by a constant.
+template <int K>
+char* decimal_chars(char* out, uint64_t n) {
+  constexpr uint64_t kScale = K == 3 ? 1000 : K == 6 ? 1000000 : 1000000000;
+  // Where json_number_chars tries at least K decimals (its p >= K).
+  constexpr double kLimit = K == 3 ? 0x1p42 : K == 6 ? 0x1p32 : 0x1p22;
+  const double x = static_cast<double>(n) / static_cast<double>(kScale);
+  // n >= 2^53 puts x past the limit, so n is exact below.
+  if (!(n >= 1 && x < kLimit)) return json_number_chars(out, x);
+  // x is normal (>= 1e-9): x = m * 2^-s with s <= 83, so n << s is about m * 10^K, under 2^83.
   uint64_t bits;
   std::memcpy(&bits, &x, sizeof bits);
   const uint64_t field = bits & ((uint64_t{1} << 52) - 1);
-  const int biased = static_cast<int>(bits >> 52);
-  const int s = 1075 - biased;
-  // When c = n / 1000 passes json_number_chars's test, that function finds c too (its candidate
-  // with p >= 3 decimals is c: the rounded product is within 0.48 of c * 10^p, see the header),
+  const int s = 1075 - static_cast<int>(bits >> 52);
+  // When c = n / 10^K passes json_number_chars's test, that function finds c too (its candidate
+  // with p >= K decimals is c: the rounded product is within 0.49 of c * 10^p, see the header),
   // and prints it as below; otherwise it decides.
-  if (!inside_interval(field | (uint64_t{1} << 52), s, field == 0, n, 1000)) {
+  if (!inside_interval(field | (uint64_t{1} << 52), s, field == 0, n, kScale)) {
     return json_number_chars(out, x);
   }
-  const uint64_t whole = n / 1000;
-  const auto frac = static_cast<unsigned>(n % 1000);
-  char* o = std::to_chars(out, out + 20, whole).ptr;
-  *o++ = '.';
-  if (frac == 0) {
-    *o++ = '0';
-    return o;
+  const uint64_t whole = n / kScale;
+  const uint64_t frac = n % kScale;
+  char* o = out;
+  if (whole > 0 || frac * 10000 >= kScale) {
+    // Fixed notation (c >= 1e-4): the whole part, '.', and the K decimals without trailing
+    // zeros, or ".0".
+    if (whole == 0) {
+      *o++ = '0';
+    } else {
+      o = detail::put_integer(o, static_cast<int64_t>(whole));
+    }
+    *o++ = '.';
+    if (frac == 0) {
+      *o++ = '0';
+      return o;
+    }
+    // The K digits, zero-padded, right to left two at a time (unrolled: K is a constant).
+    char* const end = o + K;
+    char* w = end;
+    uint64_t q = frac;
+    for (int i = 0; i < K / 2; ++i) {
+      w -= 2;
+      std::memcpy(w, detail::kDigitPairs + 2 * (q % 100), 2);
+      q /= 100;
+    }
+    if (K % 2 != 0) *--w = static_cast<char>('0' + q);
+    char* last = end;
+    while (last[-1] == '0') --last;  // frac > 0: a digit is not '0'
+    return last;
   }
-  // The fraction's three digits without trailing zeros.
-  o[0] = static_cast<char>('0' + frac / 100);
-  o[1] = static_cast<char>('0' + frac / 10 % 10);
-  o[2] = static_cast<char>('0' + frac % 10);
-  return o + (frac % 10 != 0 ? 3 : frac % 100 != 0 ? 2 : 1);
+  // Below 1e-4 (a few ns in ms or s): "d.igitse-0x", the exponent one of -5 ... -9; frac has
+  // at most K - 4 digits.
+  char digits[24] = {};
+  char* const digits_end = digits + 20;
+  const char* first = detail::digits_before(digits_end, frac);
+  const auto count = static_cast<int>(digits_end - first);
+  const char* last = digits_end;
+  while (last[-1] == '0') --last;
+  *o++ = first[0];
+  if (last - first > 1) {
+    *o++ = '.';
+    std::memcpy(o, first + 1, 8);  // at most 5 digits, within `digits`' 24 bytes
+    o += last - first - 1;
+  }
+  *o++ = 'e';
+  *o++ = '-';
+  *o++ = '0';
+  *o++ = static_cast<char>('0' + (K + 1 - count));
+  return o;
+}
+
+}  // namespace
+
+char* json_decimal_chars(char* out, uint64_t n, int k) {
+  switch (k) {
+    case 3: return decimal_chars<3>(out, n);
+    case 6: return decimal_chars<6>(out, n);
+    case 9: return decimal_chars<9>(out, n);
+    default: {
+      double scale = 1;  // exact up to 10^22
+      for (int i = 0; i < k; ++i) scale *= 10;
+      return json_number_chars(out, static_cast<double>(n) / scale);
+    }
+  }
+}
+
+char* json_micros_chars(char* out, double ns) {
+  if (ns >= 1 && ns < 0x1p53) {
+    const auto n = static_cast<uint64_t>(ns);
+    if (static_cast<double>(n) == ns) return decimal_chars<3>(out, n);
+  }
+  return json_number_chars(out, ns / 1e3);
 }
 
 }  // namespace etkit::inspect

@@ -3,14 +3,15 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <vector>
 
+#include "decimal_digits.h"
 #include "etkit/inspect/json_number.h"
+#include "etkit/inspect/time_unit.h"
 #include "json_plain.h"
 
 namespace etkit::inspect::detail {
@@ -91,21 +92,31 @@ void json_report_table(TextSink& out, bool compact, bool first, const Table& hea
   //
   // A fragment up to kShort bytes long is copied as kShort bytes from a padded copy (one
   // fixed-size move instead of a call to memcpy); the row has room for that.
+  //
+  // A time column of a table in us, ms or s holds whole nanoseconds over the unit (`show`'s
+  // start, duration and self of integer ticks): those are printed from the nanoseconds'
+  // digits (json_decimal_chars), byte for byte what json_number_chars prints for the value.
+  const Result<TimeUnit> unit = parse_time_unit(head.unit);
+  const double unit_ns = unit.ok() ? ns_per(*unit) : 0;
+  const int unit_decimals = unit_ns == 1e3 ? 3 : unit_ns == 1e6 ? 6 : unit_ns == 1e9 ? 9 : 0;
   constexpr size_t kShort = 48;
   struct Member {
     std::string fragment;
     size_t column = 0;
+    int time_decimals = 0;  // json_decimal_chars's k for the column's values, or 0
     char padded[kShort] = {};
   };
   std::vector<Member> members;
   {
     std::vector<std::string_view> names;
     for (size_t c = 0; c < head.columns.size(); ++c) {
-      const std::string& name = head.columns[c].name;
+      const Column& column = head.columns[c];
+      const std::string& name = column.name;
       size_t k = 0;
       while (k < names.size() && names[k] != name) ++k;
       if (k < names.size()) {
         members[k].column = c;
+        members[k].time_decimals = column.time ? unit_decimals : 0;
         continue;
       }
       names.push_back(name);
@@ -117,27 +128,27 @@ void json_report_table(TextSink& out, bool compact, bool first, const Table& hea
       if (fragment.size() <= kShort) std::memcpy(m.padded, fragment.data(), fragment.size());
       m.fragment = std::move(fragment);
       m.column = c;
+      m.time_decimals = column.time ? unit_decimals : 0;
       members.push_back(m);
     }
+  }
+  // A row's room: its fixed text, and kSmallText for each member's text or list. One reserve
+  // per row; a longer text or list reserves again, room for itself and the rest of the row.
+  constexpr size_t kSmallText = 64;
+  size_t row_room = 2 * (l.row_lead.size() + 2);
+  for (const Member& m : members) {
+    row_room += std::max(m.fragment.size(), kShort) + kNumberRoom + kSmallText;
   }
   bool any_row = false;
   static constexpr CellRef kEmpty{};
   rows([&](std::span<const CellRef> row) {
-    {
-      char* p = out.reserve(l.row_lead.size() + 2);
-      if (any_row) *p++ = ',';
-      p = put_chars(p, l.row_lead);
-      *p++ = '{';
-      out.commit(p);
-    }
+    char* p = out.reserve(row_room);
+    if (any_row) *p++ = ',';
+    p = put_chars(p, l.row_lead);
+    *p++ = '{';
     any_row = true;
     for (const Member& m : members) {
       const CellRef& cell = m.column < row.size() ? row[m.column] : kEmpty;
-      size_t room = std::max(m.fragment.size(), kShort) + kNumberRoom;
-      if (cell.kind == CellRef::Kind::Text) room += cell.text.size();
-      // A list's brackets fit in kNumberRoom.
-      if (cell.kind == CellRef::Kind::List) room += cell.items.size() * kItemRoom;
-      char* p = out.reserve(room);
       if (m.fragment.size() <= kShort) {
         std::memcpy(p, m.padded, kShort);
         p += m.fragment.size();
@@ -149,20 +160,38 @@ void json_report_table(TextSink& out, bool compact, bool first, const Table& hea
           p = put_chars(p, "null");
           break;
         case CellRef::Kind::Int:
-          p = std::to_chars(p, p + kNumberRoom, cell.i).ptr;
+          p = put_integer(p, cell.i);
           break;
-        case CellRef::Kind::Double:
-          p = std::isfinite(cell.d) ? json_number_chars(p, cell.d) : put_chars(p, "null");
+        case CellRef::Kind::Double: {
+          const double v = cell.d;
+          if (m.time_decimals != 0) {
+            const double ns = v * unit_ns;
+            if (ns >= 0.5 && ns < 0x1p53) {
+              // Any nearby whole number will do: the test decides.
+              const auto n = static_cast<uint64_t>(ns + 0.5);
+              if (static_cast<double>(n) / unit_ns == v) {
+                p = json_decimal_chars(p, n, m.time_decimals);
+                break;
+              }
+            }
+          }
+          p = std::isfinite(v) ? json_number_chars(p, v) : put_chars(p, "null");
           break;
+        }
         case CellRef::Kind::Text:
+          if (cell.text.size() > kSmallText) {
+            out.commit(p);
+            p = out.reserve(row_room + cell.text.size());
+          }
           if (json_plain(cell.text)) {
             *p++ = '"';
             p = put_chars(p, cell.text);
             *p++ = '"';
           } else {
+            // Rare: nlohmann escapes it, then the row goes on in a new reserve.
             out.commit(p);
             out.put(escaped(cell.text));
-            continue;
+            p = out.reserve(row_room);
           }
           break;
         case CellRef::Kind::List:
@@ -170,19 +199,21 @@ void json_report_table(TextSink& out, bool compact, bool first, const Table& hea
             p = put_chars(p, "[]");
             break;
           }
+          if (cell.items.size() * kItemRoom > kSmallText) {
+            out.commit(p);
+            p = out.reserve(row_room + cell.items.size() * kItemRoom);
+          }
           *p++ = '[';
           for (size_t k = 0; k < cell.items.size(); ++k) {
             if (k > 0) *p++ = ',';
             p = put_chars(p, l.item_lead);
-            p = std::to_chars(p, p + kNumberRoom, cell.items[k]).ptr;
+            p = put_integer(p, cell.items[k]);
           }
           p = put_chars(p, l.list_close);
           *p++ = ']';
           break;
       }
-      out.commit(p);
     }
-    char* p = out.reserve(l.row_lead.size() + 1);
     if (!members.empty()) p = put_chars(p, l.row_lead);
     *p++ = '}';
     out.commit(p);

@@ -6,8 +6,10 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <random>
 #include <string>
+#include <utility>
 
 namespace etkit::inspect {
 namespace {
@@ -172,6 +174,68 @@ TEST_CASE("json numbers: microseconds from nanoseconds (json_micros_chars)") {
   CHECK(text(13993) == "13.993");
   CHECK(text(14000) == "14.0");
   CHECK(text(1234567890) == "1234567.89");
+}
+
+// json_decimal_chars against json_number_chars of the same double (the text it must match),
+// and every eighth value against nlohmann too.
+struct CompareDecimal {
+  int k = 3;
+  double scale = 1e3;
+  int64_t checked = 0;
+  int64_t differ = 0;
+  void operator()(uint64_t n) {
+    char got_buf[64];
+    char want_buf[64];
+    const double x = static_cast<double>(n) / scale;
+    const std::string got(got_buf, json_decimal_chars(got_buf, n, k));
+    const std::string want(want_buf, json_number_chars(want_buf, x));
+    bool same = got == want;
+    if (checked++ % 8 == 0) same = same && got == reference(x);
+    if (!same && ++differ <= 5) CHECK_MESSAGE(got == want, "n = " << n << ", k = " << k);
+  }
+};
+
+TEST_CASE("json numbers: times of whole nanoseconds in us, ms and s (json_decimal_chars)") {
+  for (const auto& [k, scale] : {std::pair{3, 1e3}, std::pair{6, 1e6}, std::pair{9, 1e9}}) {
+    CAPTURE(k);
+    CompareDecimal same{k, scale};
+    // Every whole ns up to 2M (the exponent notation below 1e-4 and the fixed one above it),
+    // random ones of every magnitude up to 2^64, and the edges of each fast path's range.
+    for (uint64_t n = 0; n < 2000000; ++n) same(n);
+    std::mt19937_64 rng(17);
+    for (int i = 0; i < 1000000; ++i) same(rng() >> (i % 64));
+    for (int e = 0; e < 64; ++e) {
+      const double p2 = std::ldexp(1.0, e);
+      for (double base : {p2, p2 * scale}) {
+        for (int64_t d = -64; d <= 64; ++d) {
+          const double v = std::floor(base) + static_cast<double>(d);
+          if (v >= 0 && v < 0x1p64) same(static_cast<uint64_t>(v));
+        }
+      }
+    }
+    same(std::numeric_limits<uint64_t>::max());
+    CHECK(same.differ == 0);
+  }
+  auto text = [](uint64_t n, int k) {
+    char buf[64];
+    return std::string(buf, json_decimal_chars(buf, n, k));
+  };
+  // show's layouts in ms: ".0", fixed decimals, "0.000ddd" down to 1e-4, the exponent below.
+  CHECK(text(0, 6) == "0.0");
+  CHECK(text(14000000, 6) == "14.0");
+  CHECK(text(13993, 6) == "0.013993");
+  CHECK(text(100, 6) == "0.0001");
+  CHECK(text(120, 6) == "0.00012");
+  CHECK(text(35, 6) == "3.5e-05");
+  CHECK(text(10, 6) == "1e-05");
+  CHECK(text(7, 6) == "7e-06");
+  CHECK(text(7, 9) == "7e-09");
+  CHECK(text(12345, 9) == "1.2345e-05");
+  CHECK(text(1234567890, 9) == "1.23456789");
+  CHECK(text(7, 3) == "0.007");
+  // Any other k is n / 10^k through json_number_chars.
+  CHECK(text(7, 0) == "7.0");
+  CHECK(text(15, 1) == "1.5");
 }
 
 }  // namespace

@@ -11,10 +11,12 @@
 #include <limits>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <variant>
 #include <vector>
 
 #include "etkit/inspect/report_stream.h"
+#include "json_reference.h"
 
 namespace etkit::inspect {
 namespace {
@@ -362,6 +364,56 @@ TEST_CASE("table: integers of every width are written right-aligned in their pla
   const std::string out = streamed(t, Format::Table, RenderOptions{});
   CHECK(out.find("\n-9223372036854775808  ") != std::string::npos);
   CHECK(out.find("\n 9223372036854775807  ") != std::string::npos);
+}
+
+TEST_CASE("table: JSON writes integers, times, long texts and lists as nlohmann does") {
+  // The JSON row writer prints integers and whole-nanosecond times from their digits, and
+  // reserves room once per row (again for a long text or list): every digit count and both
+  // signs, times of each unit that are whole ns and that are not, a time column beside a plain
+  // one with the same values, texts and lists longer than the row's reserve, escaped text.
+  std::vector<int64_t> ints = {0, std::numeric_limits<int64_t>::min(),
+                               std::numeric_limits<int64_t>::max()};
+  int64_t power = 1;
+  for (int k = 0; k < 18; ++k, power *= 10) {
+    for (int64_t v : {power - 1, power, power + 1, 9 * power}) {
+      ints.push_back(v);
+      ints.push_back(-v);
+    }
+  }
+  for (const auto& [unit, ns_per] : {std::pair{"us", 1e3}, std::pair{"ms", 1e6},
+                                     std::pair{"s", 1e9}, std::pair{"ns", 1.0},
+                                     std::pair{"", 1.0}}) {
+    CAPTURE(unit);
+    Table t;
+    t.name = "events";
+    t.title = "json";
+    t.unit = unit;
+    t.columns = {{"i", 0}, {"time", 6, true}, {"plain", 6}, {"text", 0}, {"list", 0}};
+    for (size_t r = 0; r < ints.size(); ++r) {
+      const int64_t v = ints[r];
+      // Whole ns of every magnitude, and a few that are not: halves, negative, huge.
+      const double ns = r % 5 == 4 ? static_cast<double>(v) + 0.5 : static_cast<double>(v);
+      const double time = ns / ns_per;
+      IntList list;
+      for (int64_t k = 0; k < static_cast<int64_t>(r % 12); ++k) list.items.push_back(v / (k + 1));
+      list.text = "l";
+      std::string text = r % 7 == 3 ? std::string(70 + r, 'x') : "t" + std::to_string(r);
+      if (r % 11 == 5) text += "\"quoted\"\n";
+      t.rows.push_back({v, time, time, text, list});
+    }
+    for (double ns : {0.0, 1.0, 7.0, 35.0, 100.0, 13993.0, 1e6, 0x1p52, -7.0}) {
+      t.rows.push_back({int64_t{1}, ns / ns_per, ns / ns_per, std::string(""), IntList{}});
+    }
+    t.rows.push_back({int64_t{2}, std::nan(""), std::numeric_limits<double>::infinity(),
+                      std::monostate{}, std::monostate{}});
+    CHECK(streamed(t, Format::Json, RenderOptions{}) == test::reference_json({t}));
+    RenderOptions compact;
+    compact.compact_json = true;
+    std::string want = test::reference_json({t});
+    CHECK(streamed(t, Format::Json, compact) ==
+          nlohmann::ordered_json::parse(want).dump(-1, ' ', false,
+                                                   nlohmann::json::error_handler_t::replace));
+  }
 }
 
 TEST_CASE("table: empty texts that hold no pointer lead rows like any other text") {
