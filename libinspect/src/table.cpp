@@ -168,8 +168,11 @@ char* general6_chars(char* p, double x) {
       continue;
     }
     if (q < 100000) return nullptr;  // cannot happen for a >= 1e-4 found above; be safe
-    char digits[24];
-    std::to_chars(digits, digits + sizeof digits, q);  // six digits
+    // The six digits, two per lookup (to_chars was a call through the PLT, a third of this).
+    char digits[8];
+    std::memcpy(digits, kDigitPairs + 2 * (q / 10000), 2);
+    std::memcpy(digits + 2, kDigitPairs + 2 * (q / 100 % 100), 2);
+    std::memcpy(digits + 4, kDigitPairs + 2 * (q % 100), 2);
     // Trailing zeros of the fraction (the last e digits) go.
     int decimals = e;
     while (decimals > 0 && digits[5 - (e - decimals)] == '0') --decimals;
