@@ -42,6 +42,18 @@ char* json_number_chars(char* out, double x) {
   const uint64_t field = bits & ((uint64_t{1} << 52) - 1);
   const int biased = static_cast<int>((bits >> 52) & 0x7ff);
   const double a = std::fabs(x);
+  // Whole numbers (counts, statistics of integer data) below 10^15, zero aside: their digits
+  // and ".0". Below 2^53 the integer is the one decimal of at most its digit count in x's
+  // rounding interval (narrower than 1), and nlohmann prints up to 15 digits in fixed notation.
+  if (a < 1e15) {
+    const auto whole = static_cast<int64_t>(x);
+    if (static_cast<double>(whole) == x && whole != 0) {
+      char* o = detail::put_integer(out, whole);
+      o[0] = '.';
+      o[1] = '0';
+      return o + 2;
+    }
+  }
   // Decimals tried: as many as keep the candidate's last digit coarser than an ulp of `x` and
   // its digits under 2^53.
   int p;

@@ -116,6 +116,30 @@ TEST_CASE("json numbers: any double, and the edges of the fast path") {
   CHECK(same.differ == 0);
 }
 
+TEST_CASE("json numbers: whole numbers, as nlohmann writes them") {
+  // Every whole number up to 2^17 and random ones of every magnitude up to 2^60 (past the
+  // fixed notation's 15 digits), both signs, and the edges at 10^15.
+  Compare same;
+  for (int64_t n = 0; n < (int64_t{1} << 17); ++n) {
+    same(static_cast<double>(n));
+    same(-static_cast<double>(n));
+  }
+  std::mt19937_64 rng(19);
+  for (int i = 0; i < 300000; ++i) {
+    const double v = static_cast<double>(rng() >> (4 + i % 60));
+    same(v);
+    same(-v);
+  }
+  for (double v : {1e15, 1e15 - 1, 1e15 + 1, 999999999999999.9, 1e16, 0x1p53, 0x1p53 + 2,
+                   -1e15, -0.0}) {
+    same(v);
+  }
+  CHECK(same.differ == 0);
+  CHECK(fast(2.0) == "2.0");
+  CHECK(fast(-40.0) == "-40.0");
+  CHECK(fast(999999999999999.0) == "999999999999999.0");
+}
+
 // json_micros_chars against json_number_chars (the text it must match), and every eighth value
 // against nlohmann too.
 struct CompareMicros {
