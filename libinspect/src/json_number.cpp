@@ -203,8 +203,10 @@ char* decimal_chars(char* out, uint64_t n) {
   }
   // Below 1e-4 (a few ns in ms or s): "d.igitse-0x", the exponent one of -5 ... -9; frac has
   // at most K - 4 digits.
-  char digits[24] = {};
-  char* const digits_end = digits + 20;
+  // The digits end at 16, so the fixed 8-byte copy below stays inside `digits` for any count
+  // (it starts at most 15 bytes in).
+  char digits[32] = {};
+  char* const digits_end = digits + 16;
   const char* first = detail::digits_before(digits_end, frac);
   const auto count = static_cast<int>(digits_end - first);
   const char* last = digits_end;
@@ -212,7 +214,7 @@ char* decimal_chars(char* out, uint64_t n) {
   *o++ = first[0];
   if (last - first > 1) {
     *o++ = '.';
-    std::memcpy(o, first + 1, 8);  // at most 5 digits, within `digits`' 24 bytes
+    std::memcpy(o, first + 1, 8);  // at most 4 digits after the first
     o += last - first - 1;
   }
   *o++ = 'e';
