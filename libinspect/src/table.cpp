@@ -271,31 +271,22 @@ std::string cell_text(const Cell& cell, const Column& column) {
 }
 
 // A CSV field (RFC 4180: quoted when it holds a comma, quote or newline, quotes doubled) or a
-// TSV field (tabs and newlines as spaces) of `s`, straight into `sink`, after a separator when
-// `lead`; `scan` false for text known to need neither quoting nor replacing (numbers).
-void put_field(detail::TextSink& sink, std::string_view s, char sep, bool lead, bool scan) {
-  char* p = sink.reserve(2 * s.size() + 3);
-  if (lead) *p++ = sep;
+// TSV field (tabs and newlines as spaces) of `s`, written at `p`, which has room for
+// 2 * s.size() + 2 bytes; returns the end.
+char* field_chars(char* p, std::string_view s, char sep) {
   const size_t size = s.size();
-  if (size == 0) {  // an empty view may have no data pointer at all
-    sink.commit(p);
-    return;
-  }
+  if (size == 0) return p;  // an empty view may have no data pointer at all
   const char* in = s.data();
-  if (scan && sep == '\t') {
+  if (sep == '\t') {
     for (size_t k = 0; k < size; ++k) p[k] = in[k] == '\t' || in[k] == '\n' ? ' ' : in[k];
-    sink.commit(p + size);
-    return;
+    return p + size;
   }
   bool quote = false;
-  if (scan) {
-    // Without short-circuits, so the loop has no branch per character.
-    for (size_t k = 0; k < size; ++k) quote |= (in[k] == ',') | (in[k] == '"') | (in[k] == '\n');
-  }
+  // Without short-circuits, so the loop has no branch per character.
+  for (size_t k = 0; k < size; ++k) quote |= (in[k] == ',') | (in[k] == '"') | (in[k] == '\n');
   if (!quote) {
     copy_text(p, in, size);
-    sink.commit(p + size);
-    return;
+    return p + size;
   }
   *p++ = '"';
   for (size_t k = 0; k < size; ++k) {
@@ -303,7 +294,7 @@ void put_field(detail::TextSink& sink, std::string_view s, char sep, bool lead, 
     *p++ = in[k];
   }
   *p++ = '"';
-  sink.commit(p);
+  return p;
 }
 
 // A line of aligned text: cells padded to their column's width, two spaces apart, text left and
@@ -367,33 +358,93 @@ Error render_streamed_refs(const Table& head, const std::function<void(const Row
   if (format != Format::Table) {
     detail::TextSink sink(write);
     const char sep = format == Format::Csv ? ',' : '\t';
-    for (size_t c = 0; c < n; ++c) put_field(sink, head.columns[c].name, sep, c > 0, true);
-    auto newline = [&] {
-      char* p = sink.reserve(1);
-      *p = '\n';
-      sink.commit(p + 1);
-    };
-    newline();
-    rows([&](std::span<const CellRef> row) {
+    {
+      std::string line;
       for (size_t c = 0; c < n; ++c) {
-        if (c >= row.size()) {
-          if (c > 0) put_field(sink, {}, sep, true, false);
-          continue;
-        }
-        const CellRef& cell = row[c];
-        if (cell.kind == CellRef::Kind::Text || cell.kind == CellRef::Kind::List) {
-          put_field(sink, cell.text, sep, c > 0, true);
-          continue;
-        }
-        // A number is formatted in place (128 bytes is ref_text's room); it holds no
-        // separator, quote or newline.
-        char* p = sink.reserve(129);
-        if (c > 0) *p++ = sep;
-        const std::string_view t = ref_text(cell, head.columns[c], p, big);
-        if (!t.empty() && t.data() != p) std::memmove(p, t.data(), t.size());
-        sink.commit(p + t.size());
+        const std::string& name = head.columns[c].name;
+        if (c > 0) line += sep;
+        const size_t at = line.size();
+        line.resize(at + 2 * name.size() + 2);
+        line.resize(static_cast<size_t>(field_chars(line.data() + at, name, sep) - line.data()));
       }
-      newline();
+      line += '\n';
+      sink.put(line);
+    }
+    // Each row is written into one reserve: a separator and up to kNumberRoom bytes per column
+    // (ref_text's room), which a short text fits quoted; a longer text, or a number printed
+    // longer than that, reserves again. A time column of whole nanoseconds over the table's unit,
+    // with as many decimals as the unit has digits below ns (show's start, duration and self),
+    // is printed by moving n's point (`fixed_digits`), exactly what ref_text prints for it (see
+    // TimeColumn::point_shift below).
+    constexpr size_t kNumberRoom = 128;
+    constexpr size_t kShortText = (kNumberRoom - 2) / 2;
+    const size_t row_room = n * (1 + kNumberRoom) + 1;
+    const Result<TimeUnit> unit = parse_time_unit(head.unit);
+    const double unit_ns = unit.ok() ? ns_per(*unit) : 0;
+    std::vector<int> shift(n, -1);  // the decimals of a point-shifted time column, or -1
+    for (size_t c = 0; c < n; ++c) {
+      const Column& column = head.columns[c];
+      if (column.time && unit.ok() && column.decimals >= 0 && column.decimals <= 9 &&
+          unit_ns == std::pow(10.0, column.decimals)) {
+        shift[c] = column.decimals;
+      }
+    }
+    rows([&](std::span<const CellRef> row) {
+      // Locals, not the closure's references (writes through char pointers may alias them).
+      const size_t column_count = n;
+      const size_t filled = std::min(n, row.size());
+      const int* const shifts = shift.data();
+      const double per = unit_ns;
+      char* p = sink.reserve(row_room);
+      for (size_t c = 0; c < column_count; ++c) {
+        if (c > 0) *p++ = sep;
+        if (c >= filled) continue;
+        const CellRef& cell = row[c];
+        switch (cell.kind) {
+          case CellRef::Kind::Empty:
+            break;
+          case CellRef::Kind::Text:
+          case CellRef::Kind::List:
+            if (cell.text.size() > kShortText) {
+              sink.commit(p);
+              p = sink.reserve(2 * cell.text.size() + 2 + row_room);
+            }
+            p = field_chars(p, cell.text, sep);
+            break;
+          case CellRef::Kind::Int:
+            p = detail::put_integer(p, cell.i);
+            break;
+          case CellRef::Kind::Double: {
+            const double v = cell.d;
+            if (shifts[c] >= 0) {
+              const double ns = v * per;
+              if (std::fabs(ns) < 0x1p50) {
+                // Any nearby whole number will do: the test decides.
+                const auto whole = static_cast<int64_t>(ns + (ns < 0 ? -0.5 : 0.5));
+                if (static_cast<double>(whole) / per == v) {
+                  p = fixed_digits(p, whole < 0, magnitude(whole), shifts[c]);
+                  break;
+                }
+              }
+            }
+            // A number holds no separator, quote or newline.
+            const std::string_view t = ref_text(cell, head.columns[c], p, big);
+            if (t.data() == p) {
+              p += t.size();
+            } else if (t.size() <= kNumberRoom) {
+              std::memmove(p, t.data(), t.size());
+              p += t.size();
+            } else {  // a huge value with many decimals, in `big`
+              sink.commit(p);
+              sink.put(t);
+              p = sink.reserve(row_room);
+            }
+            break;
+          }
+        }
+      }
+      *p++ = '\n';
+      sink.commit(p);
     });
     sink.flush();
     return Error();

@@ -406,6 +406,11 @@ TEST_CASE("table: JSON writes integers, times, long texts and lists as nlohmann 
     }
     t.rows.push_back({int64_t{2}, std::nan(""), std::numeric_limits<double>::infinity(),
                       std::monostate{}, std::monostate{}});
+    // Longer than the writer's whole buffer: only its own reserve keeps them inside (ASan).
+    IntList long_list;
+    for (int64_t k = 0; k < 20000; ++k) long_list.items.push_back(k * 1000003);
+    long_list.text = "l";
+    t.rows.push_back({int64_t{3}, 1.0, 1.0, std::string(150000, 'h'), long_list});
     CHECK(streamed(t, Format::Json, RenderOptions{}) == test::reference_json({t}));
     RenderOptions compact;
     compact.compact_json = true;
@@ -413,6 +418,84 @@ TEST_CASE("table: JSON writes integers, times, long texts and lists as nlohmann 
     CHECK(streamed(t, Format::Json, compact) ==
           nlohmann::ordered_json::parse(want).dump(-1, ' ', false,
                                                    nlohmann::json::error_handler_t::replace));
+  }
+}
+
+// A CSV or TSV field as RFC 4180 (CSV) or the tab rule (TSV) says, for the test below.
+std::string reference_field(const std::string& text, char sep) {
+  std::string out;
+  if (sep == '\t') {
+    for (char ch : text) out += ch == '\t' || ch == '\n' ? ' ' : ch;
+    return out;
+  }
+  if (text.find_first_of(",\"\n") == std::string::npos) return text;
+  out = "\"";
+  for (char ch : text) {
+    if (ch == '"') out += '"';
+    out += ch;
+  }
+  return out + "\"";
+}
+
+TEST_CASE("table: CSV and TSV write integers, times, long texts and huge numbers in place") {
+  // The CSV/TSV row writer prints integers from their digits, whole-nanosecond times by moving
+  // the point, and reserves room once per row (again for a long text or a huge number): every
+  // digit count and both signs, times of each unit that are whole ns and that are not, texts
+  // longer than a number's room that need quoting, and a value whose fixed decimals run past
+  // 300 digits. The reference is printf and the field rules, cell by cell.
+  std::vector<int64_t> ints = {0, std::numeric_limits<int64_t>::min(),
+                               std::numeric_limits<int64_t>::max()};
+  int64_t power = 1;
+  for (int k = 0; k < 18; ++k, power *= 10) {
+    for (int64_t v : {power - 1, power, power + 1, 9 * power}) {
+      ints.push_back(v);
+      ints.push_back(-v);
+    }
+  }
+  for (const auto& [unit, decimals] : {std::pair{"us", 3}, std::pair{"ms", 6},
+                                       std::pair{"s", 9}, std::pair{"ns", 0},
+                                       std::pair{"ms", 3}}) {
+    const double ns_per_unit = unit == std::string("us")   ? 1e3
+                               : unit == std::string("ms") ? 1e6
+                               : unit == std::string("s")  ? 1e9
+                                                           : 1.0;
+    for (char sep : {',', '\t'}) {
+      CAPTURE(unit);
+      CAPTURE(decimals);
+      CAPTURE(sep);
+      Table t;
+      t.name = "events";
+      t.unit = unit;
+      t.columns = {{"i", 0}, {"time", decimals, true}, {"plain", decimals}, {"text", 0}};
+      std::string expected = "i" + std::string(1, sep) + "time" + sep + "plain" + sep + "text\n";
+      auto fixed = [&](double v) {
+        char buf[512];
+        std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+        std::string text = buf;
+        if (text[0] == '-' && text.find_first_not_of("-0.") == std::string::npos) text.erase(0, 1);
+        return text;
+      };
+      for (size_t r = 0; r < ints.size(); ++r) {
+        const int64_t v = ints[r];
+        // Whole ns of every magnitude, halves, and the negative ones.
+        const double ns = r % 5 == 4 ? static_cast<double>(v / 1000) + 0.5 : static_cast<double>(v);
+        const double time = ns / ns_per_unit;
+        std::string text = r % 3 == 1 ? std::string(60 + r, 'x') + ",\"q\"\t\n" : "t" + std::to_string(r);
+        t.rows.push_back({v, time, time, text});
+        expected += std::to_string(v) + sep + fixed(time) + sep + fixed(time) + sep +
+                    reference_field(text, sep) + "\n";
+      }
+      t.rows.push_back({int64_t{1}, 1e300, -1e300, std::string("")});
+      expected += std::string("1") + sep + fixed(1e300) + sep + fixed(-1e300) + sep + "\n";
+      // Longer than the writer's whole buffer: only its own reserve keeps it inside (ASan).
+      const std::string huge = std::string(100000, 'h') + ",\"" + std::string(50000, 'q');
+      t.rows.push_back({int64_t{2}, 1.0, 1.0, huge});
+      expected += std::string("2") + sep + fixed(1.0) + sep + fixed(1.0) + sep +
+                  reference_field(huge, sep) + "\n";
+      t.rows.push_back({std::monostate{}, -0.0, -1e-12, std::monostate{}});
+      expected += std::string(1, sep) + fixed(-0.0) + sep + fixed(-1e-12) + sep + "\n";
+      CHECK(streamed(t, sep == ',' ? Format::Csv : Format::Tsv, RenderOptions{}) == expected);
+    }
   }
 }
 
