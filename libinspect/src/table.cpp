@@ -49,6 +49,7 @@ namespace {
 using detail::digit_count;
 using detail::digits_before;
 using detail::copy_text;
+using detail::same_text;
 using detail::kDigitPairs;
 using detail::magnitude;
 
@@ -625,9 +626,9 @@ Error render_streamed_refs(const Table& head, const std::function<void(const Row
       bool same = cell.kind == was.kind;
       if (same && (cell.kind == CellRef::Kind::Text || cell.kind == CellRef::Kind::List)) {
         const size_t at = lead_at[k] + (k > 0 ? 2 : 0) + (rights[k] ? widths[k] - was.size : 0);
-        // An empty view may hold no pointer at all, which memcmp must not be given.
+        // An empty view may hold no pointer at all, which same_text never reads.
         same = cell.text.size() == was.size && was.size <= widths[k] &&
-               (was.size == 0 || std::memcmp(previous + at, cell.text.data(), was.size) == 0);
+               same_text(previous + at, cell.text.data(), was.size);
       } else if (same) {
         same = cell.i == was.i && std::memcmp(&cell.d, &was.d, sizeof cell.d) == 0;
       }

@@ -4,6 +4,7 @@
 // writer in pieces of about 64 KiB, without a string per line.
 
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
 #include <functional>
 #include <string_view>
@@ -30,6 +31,26 @@ inline void copy_text(char* to, const char* from, size_t n) {
     to[n / 2] = from[n / 2];
     to[n - 1] = from[n - 1];
   }
+}
+
+/// Whether the `n` bytes at `a` and `b` are equal (true for n = 0, when either may be null):
+/// up to 16 bytes as two overlapping fixed-size loads each, without a call to memcmp.
+inline bool same_text(const char* a, const char* b, size_t n) {
+  auto load8 = [](const char* at) {
+    uint64_t w;
+    std::memcpy(&w, at, 8);
+    return w;
+  };
+  auto load4 = [](const char* at) {
+    uint32_t w;
+    std::memcpy(&w, at, 4);
+    return w;
+  };
+  if (n > 16) return std::memcmp(a, b, n) == 0;
+  if (n >= 8) return ((load8(a) ^ load8(b)) | (load8(a + n - 8) ^ load8(b + n - 8))) == 0;
+  if (n >= 4) return ((load4(a) ^ load4(b)) | (load4(a + n - 4) ^ load4(b + n - 4))) == 0;
+  if (n == 0) return true;
+  return a[0] == b[0] && a[n / 2] == b[n / 2] && a[n - 1] == b[n - 1];
 }
 
 /// Copies `s` to `p`, which has room for it, and returns the end: for writers that fill a
