@@ -338,13 +338,9 @@ TEST_CASE("table: aligned rows that begin as the row before are the same text") 
   CHECK(streamed(t, Format::Table, RenderOptions{}) == aligned_reference(t));
 }
 
-TEST_CASE("table: integers of every width are written right-aligned in their place") {
-  // The writer puts an integer's digits straight into the line, after the padding its column's
-  // width leaves: every digit count, both signs, the extremes of int64, and a column where
-  // integers share the width with a longer text.
-  Table t;
-  t.title = "ints";
-  t.columns = {{"i", 0}, {"mixed", 0}, {"j", 0}};
+// 0, int64's extremes, and 10^k - 1, 10^k, 10^k + 1 and 9 * 10^k of both signs for every k
+// below 18: every digit count, for the writers that print integers from their digits.
+std::vector<int64_t> integers_of_every_width() {
   std::vector<int64_t> values = {0, std::numeric_limits<int64_t>::min(),
                                  std::numeric_limits<int64_t>::max()};
   int64_t power = 1;
@@ -354,6 +350,17 @@ TEST_CASE("table: integers of every width are written right-aligned in their pla
       values.push_back(-v);
     }
   }
+  return values;
+}
+
+TEST_CASE("table: integers of every width are written right-aligned in their place") {
+  // The writer puts an integer's digits straight into the line, after the padding its column's
+  // width leaves: every digit count, both signs, the extremes of int64, and a column where
+  // integers share the width with a longer text.
+  Table t;
+  t.title = "ints";
+  t.columns = {{"i", 0}, {"mixed", 0}, {"j", 0}};
+  const std::vector<int64_t> values = integers_of_every_width();
   for (size_t r = 0; r < values.size(); ++r) {
     const int64_t v = values[r];
     const Cell mixed = r % 3 == 0 ? Cell(std::string("a rather long text")) : Cell(v / 7);
@@ -371,15 +378,7 @@ TEST_CASE("table: JSON writes integers, times, long texts and lists as nlohmann 
   // reserves room once per row (again for a long text or list): every digit count and both
   // signs, times of each unit that are whole ns and that are not, a time column beside a plain
   // one with the same values, texts and lists longer than the row's reserve, escaped text.
-  std::vector<int64_t> ints = {0, std::numeric_limits<int64_t>::min(),
-                               std::numeric_limits<int64_t>::max()};
-  int64_t power = 1;
-  for (int k = 0; k < 18; ++k, power *= 10) {
-    for (int64_t v : {power - 1, power, power + 1, 9 * power}) {
-      ints.push_back(v);
-      ints.push_back(-v);
-    }
-  }
+  const std::vector<int64_t> ints = integers_of_every_width();
   for (const auto& [unit, ns_per] : {std::pair{"us", 1e3}, std::pair{"ms", 1e6},
                                      std::pair{"s", 1e9}, std::pair{"ns", 1.0},
                                      std::pair{"", 1.0}}) {
@@ -443,15 +442,7 @@ TEST_CASE("table: CSV and TSV write integers, times, long texts and huge numbers
   // digit count and both signs, times of each unit that are whole ns and that are not, texts
   // longer than a number's room that need quoting, and a value whose fixed decimals run past
   // 300 digits. The reference is printf and the field rules, cell by cell.
-  std::vector<int64_t> ints = {0, std::numeric_limits<int64_t>::min(),
-                               std::numeric_limits<int64_t>::max()};
-  int64_t power = 1;
-  for (int k = 0; k < 18; ++k, power *= 10) {
-    for (int64_t v : {power - 1, power, power + 1, 9 * power}) {
-      ints.push_back(v);
-      ints.push_back(-v);
-    }
-  }
+  const std::vector<int64_t> ints = integers_of_every_width();
   for (const auto& [unit, decimals] : {std::pair{"us", 3}, std::pair{"ms", 6},
                                        std::pair{"s", 9}, std::pair{"ns", 0},
                                        std::pair{"ms", 3}}) {
