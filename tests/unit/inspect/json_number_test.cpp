@@ -220,7 +220,10 @@ struct CompareDecimal {
 };
 
 TEST_CASE("json numbers: times of whole nanoseconds in us, ms and s (json_decimal_chars)") {
-  for (const auto& [k, scale] : {std::pair{3, 1e3}, std::pair{6, 1e6}, std::pair{9, 1e9}}) {
+  // Plain locals, not structured bindings: Clang before 16 cannot capture those (CAPTURE).
+  for (const auto& k_case : {std::pair{3, 1e3}, std::pair{6, 1e6}, std::pair{9, 1e9}}) {
+    const int k = k_case.first;
+    const double scale = k_case.second;
     CAPTURE(k);
     CompareDecimal same{k, scale};
     // Every whole ns up to 2M (the exponent notation below 1e-4 and the fixed one above it),

@@ -379,9 +379,11 @@ TEST_CASE("table: JSON writes integers, times, long texts and lists as nlohmann 
   // signs, times of each unit that are whole ns and that are not, a time column beside a plain
   // one with the same values, texts and lists longer than the row's reserve, escaped text.
   const std::vector<int64_t> ints = integers_of_every_width();
-  for (const auto& [unit, ns_per] : {std::pair{"us", 1e3}, std::pair{"ms", 1e6},
-                                     std::pair{"s", 1e9}, std::pair{"ns", 1.0},
-                                     std::pair{"", 1.0}}) {
+  // Plain locals, not structured bindings: Clang before 16 cannot capture those (CAPTURE).
+  for (const auto& unit_case : {std::pair{"us", 1e3}, std::pair{"ms", 1e6},
+                                std::pair{"s", 1e9}, std::pair{"ns", 1.0}, std::pair{"", 1.0}}) {
+    const std::string unit = unit_case.first;
+    const double ns_per = unit_case.second;
     CAPTURE(unit);
     Table t;
     t.name = "events";
@@ -443,13 +445,12 @@ TEST_CASE("table: CSV and TSV write integers, times, long texts and huge numbers
   // longer than a number's room that need quoting, and a value whose fixed decimals run past
   // 300 digits. The reference is printf and the field rules, cell by cell.
   const std::vector<int64_t> ints = integers_of_every_width();
-  for (const auto& [unit, decimals] : {std::pair{"us", 3}, std::pair{"ms", 6},
-                                       std::pair{"s", 9}, std::pair{"ns", 0},
-                                       std::pair{"ms", 3}}) {
-    const double ns_per_unit = unit == std::string("us")   ? 1e3
-                               : unit == std::string("ms") ? 1e6
-                               : unit == std::string("s")  ? 1e9
-                                                           : 1.0;
+  // Plain locals, not structured bindings: Clang before 16 cannot capture those (CAPTURE).
+  for (const auto& unit_case : {std::pair{"us", 3}, std::pair{"ms", 6}, std::pair{"s", 9},
+                                std::pair{"ns", 0}, std::pair{"ms", 3}}) {
+    const std::string unit = unit_case.first;
+    const int decimals = unit_case.second;
+    const double ns_per_unit = unit == "us" ? 1e3 : unit == "ms" ? 1e6 : unit == "s" ? 1e9 : 1.0;
     for (char sep : {',', '\t'}) {
       CAPTURE(unit);
       CAPTURE(decimals);
