@@ -5,6 +5,7 @@
 // the PLT from this library, and most integers a dump holds (blocks, depths, instructions,
 // tracks) have one or two digits.
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -53,6 +54,18 @@ inline char* put_integer(char* p, int64_t v) {
   char* const end = p + digit_count(m);
   digits_before(end, m);
   return end;
+}
+
+/// Whether `v`, a time in a unit of `ns_per_unit` nanoseconds, is a whole number of
+/// nanoseconds below 2^50 in magnitude (v == n / ns_per_unit exactly), and that number in `n`:
+/// such a time prints from n's digits with the point moved (show's start, duration and self
+/// of integer ticks), which every streamed writer checks before formatting the double.
+inline bool whole_nanoseconds(double v, double ns_per_unit, int64_t& n) {
+  const double ns = v * ns_per_unit;
+  if (!(std::fabs(ns) < 0x1p50)) return false;
+  // Any nearby whole number will do: the test decides.
+  n = static_cast<int64_t>(ns + (ns < 0 ? -0.5 : 0.5));
+  return static_cast<double>(n) / ns_per_unit == v;
 }
 
 }  // namespace etkit::inspect::detail

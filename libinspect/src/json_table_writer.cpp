@@ -164,16 +164,10 @@ void json_report_table(TextSink& out, bool compact, bool first, const Table& hea
           break;
         case CellRef::Kind::Double: {
           const double v = cell.d;
-          if (m.time_decimals != 0) {
-            const double ns = v * unit_ns;
-            if (ns >= 0.5 && ns < 0x1p53) {
-              // Any nearby whole number will do: the test decides.
-              const auto n = static_cast<uint64_t>(ns + 0.5);
-              if (static_cast<double>(n) / unit_ns == v) {
-                p = json_decimal_chars(p, n, m.time_decimals);
-                break;
-              }
-            }
+          int64_t n = 0;
+          if (m.time_decimals != 0 && whole_nanoseconds(v, unit_ns, n) && n > 0) {
+            p = json_decimal_chars(p, static_cast<uint64_t>(n), m.time_decimals);
+            break;
           }
           p = std::isfinite(v) ? json_number_chars(p, v) : put_chars(p, "null");
           break;

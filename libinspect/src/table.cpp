@@ -52,6 +52,7 @@ using detail::copy_text;
 using detail::same_text;
 using detail::kDigitPairs;
 using detail::magnitude;
+using detail::whole_nanoseconds;
 
 // The size of fixed_digits' text of q, of `digits` decimal digits (digit_count(q)).
 inline size_t fixed_size(bool negative, size_t digits, int decimals) {
@@ -417,16 +418,10 @@ Error render_streamed_refs(const Table& head, const std::function<void(const Row
             break;
           case CellRef::Kind::Double: {
             const double v = cell.d;
-            if (shifts[c] >= 0) {
-              const double ns = v * per;
-              if (std::fabs(ns) < 0x1p50) {
-                // Any nearby whole number will do: the test decides.
-                const auto whole = static_cast<int64_t>(ns + (ns < 0 ? -0.5 : 0.5));
-                if (static_cast<double>(whole) / per == v) {
-                  p = fixed_digits(p, whole < 0, magnitude(whole), shifts[c]);
-                  break;
-                }
-              }
+            int64_t whole = 0;
+            if (shifts[c] >= 0 && whole_nanoseconds(v, per, whole)) {
+              p = fixed_digits(p, whole < 0, magnitude(whole), shifts[c]);
+              break;
             }
             // A number holds no separator, quote or newline.
             const std::string_view t = ref_text(cell, head.columns[c], p, big);
@@ -674,25 +669,21 @@ Error render_streamed_refs(const Table& head, const std::function<void(const Row
           case CellRef::Kind::Double: {
             const TimeColumn& tc = times[c];
             const double v = cell.d;
-            const double ns = v * from_ns_per;
-            if (tc.point_shift && std::fabs(ns) < 0x1p50) {
-              // Any nearby whole number will do: the test below decides.
-              const auto whole = static_cast<int64_t>(ns + (ns < 0 ? -0.5 : 0.5));
-              if (static_cast<double>(whole) / from_ns_per == v) {
-                const uint64_t m = magnitude(whole);
-                // In place too, as wide as fixed_digits writes it.
-                const int decimals = columns[c].decimals;
-                const size_t digits = digit_count(m);
-                const size_t size = fixed_size(whole < 0, digits, decimals);
-                if (rights[c] && size <= widths[c]) {
-                  p = fixed_digits(pad_spaces(p, widths[c] - size), whole < 0, m, decimals,
-                                   digits);
-                  continue;
-                }
-                const char* end = fixed_digits(buf, whole < 0, m, columns[c].decimals);
-                text = std::string_view(buf, static_cast<size_t>(end - buf));
-                break;
+            int64_t whole = 0;
+            if (tc.point_shift && whole_nanoseconds(v, from_ns_per, whole)) {
+              const uint64_t m = magnitude(whole);
+              // In place too, as wide as fixed_digits writes it.
+              const int decimals = columns[c].decimals;
+              const size_t digits = digit_count(m);
+              const size_t size = fixed_size(whole < 0, digits, decimals);
+              if (rights[c] && size <= widths[c]) {
+                p = fixed_digits(pad_spaces(p, widths[c] - size), whole < 0, m, decimals,
+                                 digits);
+                continue;
               }
+              const char* end = fixed_digits(buf, whole < 0, m, columns[c].decimals);
+              text = std::string_view(buf, static_cast<size_t>(end - buf));
+              break;
             }
             if (tc.active) {
               text = ref_text(CellRef::number(v * tc.factor), columns[c], buf, big);
