@@ -48,6 +48,13 @@ class EventConverter {
   /// after the other into one `LoggedValue` allocates nothing once it has grown. `out` is
   /// unspecified on error.
   Error convert_value(const ::etdump::Value* v, size_t run, size_t index, LoggedValue* out);
+  /// Converts a value `check` accepted into `out` (as `convert_value`), without checking again.
+  static void convert_checked(const ::etdump::Value* v, LoggedValue* out);
+  /// What places a value `check` accepted, without converting its contents: sets `out`'s kind
+  /// and output flag, zeroes its scalars and gives it one default `TensorMeta` per tensor (a
+  /// tensor's, or a list's). `out` must hold only default tensors (it is never converted into):
+  /// the tensors are resized, not cleared.
+  static void place_of(const ::etdump::Value* v, LoggedValue* out);
   /// Reads etkit's metadata block (run `run`) into `metadata`.
   Error read_metadata(const ::etdump::RunData* block, size_t run,
                       std::map<std::string, std::string>* metadata);
@@ -55,17 +62,18 @@ class EventConverter {
  private:
   Error fail(const char* format, ...) __attribute__((format(printf, 2, 3)));
   Error check_fields(const ::etdump::Event* e);
+  // The checks of `convert_value`, reading the value in place.
+  Error check_value(const ::etdump::Value* v);
   // `list_index` is the tensor's position in its TensorList, for messages (SIZE_MAX outside one).
-  Error read_longs(const flatbuffers::Vector<int64_t>* v, size_t list_index, const char* field,
-                   std::vector<int64_t>* out);
-  Error convert_tensor(const ::etdump::Tensor* t, size_t list_index, TensorMeta* out);
+  Error check_longs(const flatbuffers::Vector<int64_t>* v, size_t list_index, const char* field);
+  Error check_tensor(const ::etdump::Tensor* t, size_t list_index);
+  static void convert_tensor(const ::etdump::Tensor* t, TensorMeta* out);
 
   const uint8_t* origin_;
   // Where the event being read is, for messages: "run R event E" or "run R (etkit:metadata)".
   size_t run_ = 0;
   size_t index_ = 0;
   bool in_metadata_ = false;
-  LoggedValue checked_;  // what `check` converts into, kept between events
 };
 
 }  // namespace etkit::inspect::detail

@@ -56,7 +56,8 @@ struct TensorLabel {
 
 // numel and nbytes with overflow detection; a zero dimension makes everything 0 whatever the
 // other sizes are. Negative sizes count as 0 here (the reader refuses them before).
-bool checked_numel(const std::vector<int64_t>& sizes, size_t* out) {
+template <typename Sizes>  // std::vector<int64_t> or a flatbuffer's [long]
+bool checked_numel(const Sizes& sizes, size_t* out) {
   for (int64_t s : sizes) {
     if (s <= 0) {
       *out = 0;
@@ -73,13 +74,36 @@ bool checked_numel(const std::vector<int64_t>& sizes, size_t* out) {
   return true;
 }
 
-bool checked_nbytes(ScalarType dtype, const std::vector<int64_t>& sizes, size_t* out) {
+template <typename Sizes>
+bool checked_nbytes(ScalarType dtype, const Sizes& sizes, size_t* out) {
   size_t n = 0;
   if (!checked_numel(sizes, &n)) return false;
   const size_t elem = element_size(dtype);
   if (elem != 0 && n > SIZE_MAX / elem) return false;
   *out = n * elem;
   return true;
+}
+
+// The kind of a value of type `type`, one that `convert_value` accepts.
+LoggedValue::Kind kind_of(fb::ValueType type) {
+  switch (type) {
+    case fb::ValueType::Int: return LoggedValue::Kind::Int;
+    case fb::ValueType::Bool: return LoggedValue::Kind::Bool;
+    case fb::ValueType::Float: return LoggedValue::Kind::Float;
+    case fb::ValueType::Double: return LoggedValue::Kind::Double;
+    case fb::ValueType::Tensor: return LoggedValue::Kind::Tensor;
+    case fb::ValueType::TensorList: return LoggedValue::Kind::TensorList;
+    default: return LoggedValue::Kind::Null;
+  }
+}
+
+// The tensors of a value of kind `kind` whose payload field is present (checked).
+size_t tensor_count(const fb::Value* v, LoggedValue::Kind kind) {
+  switch (kind) {
+    case LoggedValue::Kind::Tensor: return 1;
+    case LoggedValue::Kind::TensorList: return vsize(v->tensor_list()->tensors());
+    default: return 0;
+  }
 }
 
 }  // namespace
@@ -144,7 +168,7 @@ Error EventConverter::check(const fb::Event* e, size_t run, size_t index) {
   ETKIT_TRY(check_fields(e));
   if (const fb::DebugEvent* d = e->debug_event()) {
     if (d->debug_entry() == nullptr) return fail("debug event has no value (debug_entry)");
-    return convert_value(d->debug_entry(), run, index, &checked_);
+    return check_value(d->debug_entry());
   }
   return Error();
 }
@@ -197,10 +221,17 @@ Result<LoggedValue> EventConverter::convert_value(const fb::Value* v, size_t run
 }
 
 Error EventConverter::convert_value(const fb::Value* v, size_t run, size_t index,
-                                    LoggedValue* out_value) {
+                                    LoggedValue* out) {
   run_ = run;
   index_ = index;
   in_metadata_ = false;
+  ETKIT_TRY(check_value(v));
+  convert_checked(v, out);
+  return Error();
+}
+
+// Reads the value in place: checking the values of a dump at open copies nothing.
+Error EventConverter::check_value(const fb::Value* v) {
   // The payload field each ValueType needs, by its position in `payloads`; Null needs none and
   // String has none. (Positions, not names compared: this runs for every value of a dump.)
   struct Payload {
@@ -216,27 +247,20 @@ Error EventConverter::convert_value(const fb::Value* v, size_t run, size_t index
       {"double_value", v->double_value() != nullptr},
       {"bool_value", v->bool_value() != nullptr},
   };
-  const auto raw = static_cast<int>(v->val());
   Field needed = kNone;
-  LoggedValue& out = *out_value;
-  out.int_value = 0;
-  out.double_value = 0;
-  out.bool_value = false;
   switch (v->val()) {
-    case fb::ValueType::Null: out.kind = LoggedValue::Kind::Null; break;
-    case fb::ValueType::Int: out.kind = LoggedValue::Kind::Int; needed = kInt; break;
-    case fb::ValueType::Bool: out.kind = LoggedValue::Kind::Bool; needed = kBool; break;
-    case fb::ValueType::Float: out.kind = LoggedValue::Kind::Float; needed = kFloat; break;
-    case fb::ValueType::Double: out.kind = LoggedValue::Kind::Double; needed = kDouble; break;
-    case fb::ValueType::Tensor: out.kind = LoggedValue::Kind::Tensor; needed = kTensor; break;
-    case fb::ValueType::TensorList:
-      out.kind = LoggedValue::Kind::TensorList;
-      needed = kTensorList;
-      break;
+    case fb::ValueType::Null: break;
+    case fb::ValueType::Int: needed = kInt; break;
+    case fb::ValueType::Bool: needed = kBool; break;
+    case fb::ValueType::Float: needed = kFloat; break;
+    case fb::ValueType::Double: needed = kDouble; break;
+    case fb::ValueType::Tensor: needed = kTensor; break;
+    case fb::ValueType::TensorList: needed = kTensorList; break;
     case fb::ValueType::String:
       return fail("value type String cannot be read: ETDump's Value has no field for a string");
     default:
-      return fail("value type %d is unknown (expected 0..7, Null..String)", raw);
+      return fail("value type %d is unknown (expected 0..7, Null..String)",
+                  static_cast<int>(v->val()));
   }
   for (int k = 0; k < kNone; ++k) {
     const Payload& p = payloads[k];
@@ -247,82 +271,101 @@ Error EventConverter::convert_value(const fb::Value* v, size_t run, size_t index
       return fail("value type is %s but %s is set", type_name, p.field);
     }
   }
-  // The tensors are converted into those `out` holds, reusing their vectors.
-  size_t num_tensors = 0;
-  switch (out.kind) {
-    case LoggedValue::Kind::Tensor: num_tensors = 1; break;
-    case LoggedValue::Kind::TensorList: num_tensors = vsize(v->tensor_list()->tensors()); break;
-    default: break;
+  if (needed == kTensor) return check_tensor(v->tensor(), kNotInList);
+  if (needed == kTensorList) {
+    const auto* list = v->tensor_list()->tensors();
+    for (size_t i = 0; i < vsize(list); ++i) ETKIT_TRY(check_tensor(at(list, i), i));
   }
-  out.tensors.resize(num_tensors);
-  switch (out.kind) {
-    case LoggedValue::Kind::Int: out.int_value = v->int_value()->int_val(); break;
-    case LoggedValue::Kind::Bool: out.bool_value = v->bool_value()->bool_val(); break;
-    case LoggedValue::Kind::Float: out.double_value = v->float_value()->float_val(); break;
-    case LoggedValue::Kind::Double: out.double_value = v->double_value()->double_val(); break;
-    case LoggedValue::Kind::Tensor:
-      ETKIT_TRY(convert_tensor(v->tensor(), kNotInList, &out.tensors[0]));
-      break;
+  return Error();
+}
+
+void EventConverter::convert_checked(const fb::Value* v, LoggedValue* out) {
+  place_of(v, out);
+  switch (out->kind) {
+    case LoggedValue::Kind::Int: out->int_value = v->int_value()->int_val(); break;
+    case LoggedValue::Kind::Bool: out->bool_value = v->bool_value()->bool_val(); break;
+    case LoggedValue::Kind::Float: out->double_value = v->float_value()->float_val(); break;
+    case LoggedValue::Kind::Double: out->double_value = v->double_value()->double_val(); break;
+    case LoggedValue::Kind::Tensor: convert_tensor(v->tensor(), &out->tensors[0]); break;
     case LoggedValue::Kind::TensorList: {
       const auto* list = v->tensor_list()->tensors();
-      for (size_t i = 0; i < num_tensors; ++i) {
-        ETKIT_TRY(convert_tensor(at(list, i), i, &out.tensors[i]));
+      for (size_t i = 0; i < out->tensors.size(); ++i) {
+        convert_tensor(at(list, i), &out->tensors[i]);
       }
       break;
     }
     case LoggedValue::Kind::Null: break;
   }
-  out.is_output = v->output() != nullptr && v->output()->bool_val();
-  return Error();
 }
 
-// Copies a [long] vector after checking that its elements are 8-byte aligned: the verifier
-// only checks the alignment of the length in front of them. (An empty vector has nothing to
-// misread, and flatbuffers' own builder writes some at 4 mod 8.)
-Error EventConverter::read_longs(const flatbuffers::Vector<int64_t>* v, size_t list_index,
-                                 const char* field, std::vector<int64_t>* out) {
-  out->clear();
+void EventConverter::place_of(const fb::Value* v, LoggedValue* out) {
+  out->kind = kind_of(v->val());
+  out->int_value = 0;
+  out->double_value = 0;
+  out->bool_value = false;
+  out->tensors.resize(tensor_count(v, out->kind));
+  out->is_output = v->output() != nullptr && v->output()->bool_val();
+}
+
+// The elements of a [long] vector are 8-byte aligned: the verifier only checks the alignment
+// of the length in front of them. (An empty vector has nothing to misread, and flatbuffers' own
+// builder writes some at 4 mod 8.)
+Error EventConverter::check_longs(const flatbuffers::Vector<int64_t>* v, size_t list_index,
+                                  const char* field) {
   if (v == nullptr || v->size() == 0) return Error();
   const uint8_t* data = v->Data();
   if (reinterpret_cast<uintptr_t>(data) % alignof(int64_t) != 0) {
     return fail("%s: %s at byte %td are not 8-byte aligned", TensorLabel(list_index).text,
                 field, data - origin_);
   }
-  out->assign(v->begin(), v->end());
   return Error();
 }
 
-Error EventConverter::convert_tensor(const fb::Tensor* t, size_t list_index,
-                                     TensorMeta* out_tensor) {
-  TensorMeta& out = *out_tensor;
+Error EventConverter::check_tensor(const fb::Tensor* t, size_t list_index) {
   const int raw = static_cast<int>(t->scalar_type());
   if (!is_valid_scalar_type(raw)) {
     return fail("%s: unknown scalar_type %d", TensorLabel(list_index).text, raw);
   }
-  out.dtype = static_cast<ScalarType>(raw);
-  ETKIT_TRY(read_longs(t->sizes(), list_index, "sizes", &out.sizes));
-  ETKIT_TRY(read_longs(t->strides(), list_index, "strides", &out.strides));
-  for (size_t i = 0; i < out.sizes.size(); ++i) {
-    if (out.sizes[i] < 0) {
+  const auto* sizes = t->sizes();
+  const auto* strides = t->strides();
+  ETKIT_TRY(check_longs(sizes, list_index, "sizes"));
+  ETKIT_TRY(check_longs(strides, list_index, "strides"));
+  const size_t rank = vsize(sizes);
+  for (size_t i = 0; i < rank; ++i) {
+    if (const int64_t size = at(sizes, i); size < 0) {
       return fail("%s: negative size %lld in dimension %zu", TensorLabel(list_index).text,
-                  static_cast<long long>(out.sizes[i]), i);
+                  static_cast<long long>(size), i);
     }
   }
-  if (!out.strides.empty() && out.strides.size() != out.sizes.size()) {
-    return fail("%s: %zu strides for %zu sizes", TensorLabel(list_index).text, out.strides.size(),
-                out.sizes.size());
+  if (vsize(strides) != 0 && vsize(strides) != rank) {
+    return fail("%s: %zu strides for %zu sizes", TensorLabel(list_index).text, vsize(strides),
+                rank);
   }
   size_t nbytes = 0;
-  if (!checked_nbytes(out.dtype, out.sizes, &nbytes)) {
+  if (rank != 0 && !checked_nbytes(static_cast<ScalarType>(raw), *sizes, &nbytes)) {
     return fail("%s: the byte count of its %zu sizes overflows", TensorLabel(list_index).text,
-                out.sizes.size());
+                rank);
   }
-  out.offset = t->offset();
-  if (out.offset < -1) {
+  if (t->offset() < -1) {
     return fail("%s: offset %lld is negative (only -1, no payload, is allowed)",
-                TensorLabel(list_index).text, static_cast<long long>(out.offset));
+                TensorLabel(list_index).text, static_cast<long long>(t->offset()));
   }
   return Error();
+}
+
+void EventConverter::convert_tensor(const fb::Tensor* t, TensorMeta* out) {
+  out->dtype = static_cast<ScalarType>(t->scalar_type());
+  if (const auto* sizes = t->sizes(); sizes != nullptr) {
+    out->sizes.assign(sizes->begin(), sizes->end());
+  } else {
+    out->sizes.clear();
+  }
+  if (const auto* strides = t->strides(); strides != nullptr) {
+    out->strides.assign(strides->begin(), strides->end());
+  } else {
+    out->strides.clear();
+  }
+  out->offset = t->offset();
 }
 
 }  // namespace detail

@@ -354,8 +354,9 @@ Error write_event_table(TraceReader& reader, const EventSelection& selection, Ti
   LoggedValues logged;
   const double ns_per_unit = ns_per(unit);
   auto rows = [&](const RowRefVisitor& visit) {
-    // One block at a time: events, values and their indices are the block's own.
-    const BlockValues values = cols.with_values ? BlockValues::Joined : BlockValues::Skipped;
+    // One block at a time: events, values and their indices are the block's own. The values
+    // column lists where values were logged, which needs no value decoded.
+    const BlockValues values = cols.with_values ? BlockValues::Places : BlockValues::Skipped;
     for_each_selected_block(reader, selector, trace, selected, values, [&](size_t) {
       if (cols.with_values) logged.index(trace);
       for (size_t i : selected) {

@@ -11,15 +11,16 @@
 
 namespace etkit::inspect {
 
-/// Whether a streamed writer reads the logged values of its blocks, or only their events.
-enum class BlockValues { Joined, Skipped };
+/// Whether a streamed writer reads the places of its blocks' logged values
+/// (`TraceReader::rejoin_places`), or only the events.
+enum class BlockValues { Places, Skipped };
 
-/// Joins block `b` of `reader` into `trace` in place of the block joined before (its values
-/// too with `BlockValues::Joined`), and puts its selected events in `selected`.
+/// Joins block `b` of `reader` into `trace` in place of the block joined before (with its
+/// values' places with `BlockValues::Places`), and puts its selected events in `selected`.
 inline void join_selected_block(TraceReader& reader, EventSelector& selector, Trace& trace,
                                 size_t b, std::vector<size_t>& selected, BlockValues values) {
-  if (values == BlockValues::Joined) {
-    reader.rejoin_block(b, trace);
+  if (values == BlockValues::Places) {
+    reader.rejoin_places(b, trace);
   } else {
     reader.rejoin_events(b, trace);
   }

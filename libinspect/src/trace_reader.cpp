@@ -67,11 +67,14 @@ struct TraceReader::Impl {
   BlockJoiner joiner;
   FlatbufferStrings strings;
   LoggedValue value;  // the value being joined, kept between values (its vectors' capacity)
+  LoggedValue place;  // the place of a value joined without its contents: default tensors only
   bool has_values = false;
   bool has_tensor_values = false;
 
+  // What a join reads of the logged values.
+  enum class Values { None, Places, Contents };
   Error open(std::span<const uint8_t> data);
-  void join(size_t b, Trace& trace, bool with_events, bool with_values, size_t values_from);
+  void join(size_t b, Trace& trace, bool with_events, Values values, size_t values_from);
 };
 
 namespace {
@@ -200,14 +203,15 @@ TraceReader::BlockSummary TraceReader::block_summary(size_t b) const {
 bool TraceReader::size_prefixed() const { return impl_->dump.size_prefixed; }
 
 void TraceReader::join_block(size_t b, Trace& trace) {
-  impl_->join(b, trace, true, true, trace.values.size());
+  impl_->join(b, trace, true, Impl::Values::Contents, trace.values.size());
 }
 
 // With `with_events` false only the values are joined: their operators need the block's
 // `native_call_` events, but not the events' order, nesting and times. The values are written
 // from `trace.values[values_from]` on, over those there (`put_value`), and the rest dropped;
-// with `with_values` false none is decoded (each is more work than an event).
-void TraceReader::Impl::join(size_t b, Trace& trace, bool with_events, bool with_values,
+// with `values` None none is read (each is more work than an event), with Places none is
+// decoded.
+void TraceReader::Impl::join(size_t b, Trace& trace, bool with_events, Values values,
                              size_t values_from) {
   strings.use(trace.strings);
   StringTable& table = strings.table();
@@ -259,37 +263,47 @@ void TraceReader::Impl::join(size_t b, Trace& trace, bool with_events, bool with
     joiner.name_operators();
   }
   block.num_events = trace.events.size() - block.first_event;
-  detail::EventConverter converter(dump.origin);
   uint32_t value_index = 0;
-  for (size_t i = 0; with_values && summaries[b].debug_events > 0 && i < num_events; ++i) {
+  const bool read_values = values != Values::None && summaries[b].debug_events > 0;
+  for (size_t i = 0; read_values && i < num_events; ++i) {
     const fb::DebugEvent* d = events->Get(static_cast<flatbuffers::uoffset_t>(i))->debug_event();
     if (d == nullptr) continue;
-    (void)converter.convert_value(d->debug_entry(), r, i, &value);  // checked at open
+    // Checked at open.
+    if (values == Values::Places) {
+      EventConverter::place_of(d->debug_entry(), &place);
+    } else {
+      EventConverter::convert_checked(d->debug_entry(), &value);
+    }
     put_value(trace, slot, b, value_index, d->chain_index(), d->instruction_id(),
               delegate_text(d->delegate_debug_id_int(), strings.get(d->delegate_debug_id_str()),
                             table),
-              strings.get(d->name()), value, joiner);
+              strings.get(d->name()), values == Values::Places ? place : value, joiner);
   }
   trace.values.resize(slot);
 }
 
 void TraceReader::rejoin_block(size_t b, Trace& trace) {
   trace.events.clear();
-  impl_->join(b, trace, true, true, 0);
+  impl_->join(b, trace, true, Impl::Values::Contents, 0);
+}
+
+void TraceReader::rejoin_places(size_t b, Trace& trace) {
+  trace.events.clear();
+  impl_->join(b, trace, true, Impl::Values::Places, 0);
 }
 
 void TraceReader::rejoin_events(size_t b, Trace& trace) {
   trace.events.clear();
-  impl_->join(b, trace, true, false, 0);
+  impl_->join(b, trace, true, Impl::Values::None, 0);
 }
 
 void TraceReader::join_values(size_t b, Trace& trace) {
-  impl_->join(b, trace, false, true, trace.values.size());
+  impl_->join(b, trace, false, Impl::Values::Contents, trace.values.size());
 }
 
 void TraceReader::rejoin_values(size_t b, Trace& trace) {
   trace.events.clear();
-  impl_->join(b, trace, false, true, 0);
+  impl_->join(b, trace, false, Impl::Values::Contents, 0);
 }
 
 Trace TraceReader::join_all() {

@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 #include <flatbuffers/flatbuffers.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
@@ -13,6 +14,7 @@
 
 #include "etkit/formats/etdump_generated.h"
 #include "etkit/inspect/debug_buffer.h"
+#include "etkit/inspect/trace_reader.h"
 #include "inspect_test_util.h"
 
 namespace etkit::inspect {
@@ -638,6 +640,46 @@ TEST_CASE("etdump reader: every value kind is read") {
       default: CHECK(v.tensors.empty()); break;
     }
     if (v.kind != LoggedValue::Kind::Double) CHECK_FALSE(v.is_output);
+
+    // Joined in place from the flatbuffer (checked at open, converted at the join without a
+    // second check): the same value, one per tensor of a list; and its place alone.
+    const std::vector<uint8_t> bytes = dump_with_value(c.make);
+    Result<TraceReader> reader = TraceReader::over(bytes, "v.etdump");
+    REQUIRE(reader.ok());
+    Trace joined = reader->skeleton();
+    reader->rejoin_block(1, joined);
+    const size_t count = std::max<size_t>(v.tensors.size(), 1);
+    REQUIRE(joined.values.size() == count);
+    Trace places = joined;
+    reader->rejoin_places(1, places);
+    REQUIRE(places.values.size() == count);
+    for (size_t k = 0; k < count; ++k) {
+      const TraceValue& t = joined.values[k];
+      CHECK(t.kind == v.kind);
+      CHECK(t.list_index == k);
+      CHECK(t.instruction == 1);
+      CHECK(t.is_output == v.is_output);
+      const double scalar = v.kind == LoggedValue::Kind::Int    ? -7
+                            : v.kind == LoggedValue::Kind::Bool  ? 1
+                            : v.kind == LoggedValue::Kind::Float ? 0.5
+                            : v.kind == LoggedValue::Kind::Double ? 0.25
+                                                                   : 0;
+      CHECK(t.scalar == scalar);
+      const TensorMeta none;
+      const TensorMeta& want = k < v.tensors.size() ? v.tensors[k] : none;
+      CHECK(t.tensor.dtype == want.dtype);
+      CHECK(t.tensor.sizes == want.sizes);
+      CHECK(t.tensor.strides == want.strides);
+      CHECK(t.tensor.offset == want.offset);
+      const TraceValue& p = places.values[k];
+      CHECK(p.kind == v.kind);
+      CHECK(p.list_index == k);
+      CHECK(p.instruction == 1);
+      CHECK(p.is_output == v.is_output);
+      CHECK(p.scalar == 0);
+      CHECK(p.tensor.sizes.empty());
+      CHECK(p.tensor.offset == -1);
+    }
   }
 }
 

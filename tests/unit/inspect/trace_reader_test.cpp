@@ -154,6 +154,30 @@ bool compare_paths(std::span<const uint8_t> bytes) {
                                       : y.parent - static_cast<int32_t>(
                                                        direct.blocks[b].first_event)));
     }
+    // The values' places alone (`rejoin_places`): the same events, and each value as
+    // `rejoin_block` joins it but for its contents, over a block joined with them.
+    Trace places = one;
+    reader->rejoin_places(b, places);
+    check_same_events(places.events, one.events);
+    REQUIRE(places.values.size() == one.values.size());
+    for (size_t i = 0; i < one.values.size(); ++i) {
+      const TraceValue& x = places.values[i];
+      const TraceValue& y = one.values[i];
+      CHECK(x.block == y.block);
+      CHECK(x.index == y.index);
+      CHECK(x.list_index == y.list_index);
+      CHECK(x.instruction == y.instruction);
+      CHECK(x.op == y.op);
+      CHECK(x.delegate_id == y.delegate_id);
+      CHECK(x.name == y.name);
+      CHECK(x.is_output == y.is_output);
+      CHECK(x.kind == y.kind);
+      CHECK(x.scalar == 0);
+      CHECK(x.tensor.dtype == TensorMeta().dtype);
+      CHECK(x.tensor.sizes.empty());
+      CHECK(x.tensor.strides.empty());
+      CHECK(x.tensor.offset == -1);
+    }
     // The events alone (`rejoin_events`): the same events, and no value, even after a block
     // joined with its values.
     Trace events_only = one;
