@@ -105,7 +105,7 @@ std::string_view delegate_text(int32_t id_int, std::string_view id_str, StringTa
 
 void put_value(Trace& trace, size_t& slot, size_t b, uint32_t& value_index, uint64_t chain_index,
                int32_t instruction_id, std::string_view delegate_id, std::string_view name,
-               const LoggedValue& value, const BlockJoiner& joiner) {
+               const LoggedValue& value, const BlockJoiner& joiner, Tensors tensors) {
   // One TraceValue, or one per tensor of a list (an empty list still gives one).
   const size_t count = std::max<size_t>(value.tensors.size(), 1);
   const uint32_t index = value_index++;
@@ -132,7 +132,7 @@ void put_value(Trace& trace, size_t& slot, size_t b, uint32_t& value_index, uint
     }
     // Assigned, not replaced: the vectors of a reused value keep their capacity.
     if (t < value.tensors.size()) {
-      v.tensor = value.tensors[t];
+      if (tensors == Tensors::Copied) v.tensor = value.tensors[t];
     } else {
       v.tensor.dtype = TensorMeta().dtype;
       v.tensor.sizes.clear();

@@ -140,9 +140,13 @@ class BlockJoiner {
 // `slot`: values already there are overwritten in place, past the end they are appended. A block
 // joined again over the one before (`TraceReader::rejoin_values`) so reuses the values' tensor
 // vectors instead of allocating two per value; the caller drops what is left past `slot`.
-// `delegate_id` and `name` are interned in `trace.strings`.
+// `delegate_id` and `name` are interned in `trace.strings`. With `Tensors::Kept` the values'
+// `tensor` is not written (the caller converts into it); an empty list's value is given a
+// default one all the same.
+enum class Tensors { Copied, Kept };
 void put_value(Trace& trace, size_t& slot, size_t b, uint32_t& value_index, uint64_t chain_index,
                int32_t instruction_id, std::string_view delegate_id, std::string_view name,
-               const LoggedValue& value, const BlockJoiner& joiner);
+               const LoggedValue& value, const BlockJoiner& joiner,
+               Tensors tensors = Tensors::Copied);
 
 }  // namespace etkit::inspect::detail

@@ -50,11 +50,13 @@ class EventConverter {
   Error convert_value(const ::etdump::Value* v, size_t run, size_t index, LoggedValue* out);
   /// Converts a value `check` accepted into `out` (as `convert_value`), without checking again.
   static void convert_checked(const ::etdump::Value* v, LoggedValue* out);
-  /// What places a value `check` accepted, without converting its contents: sets `out`'s kind
-  /// and output flag, zeroes its scalars and gives it one default `TensorMeta` per tensor (a
-  /// tensor's, or a list's). `out` must hold only default tensors (it is never converted into):
-  /// the tensors are resized, not cleared.
-  static void place_of(const ::etdump::Value* v, LoggedValue* out);
+  /// A value `check` accepted without its tensors: sets `out`'s kind, output flag and scalar,
+  /// and resizes its tensors to the value's count (a tensor's, or a list's) without converting
+  /// them: those `out` held before are kept, so `out` holding only default tensors gets default
+  /// ones.
+  static void head_of(const ::etdump::Value* v, LoggedValue* out);
+  /// Tensor `t` of a value `check` accepted (a tensor's, t = 0, or a list's item t) into `out`.
+  static void convert_tensor(const ::etdump::Value* v, size_t t, TensorMeta* out);
   /// Reads etkit's metadata block (run `run`) into `metadata`.
   Error read_metadata(const ::etdump::RunData* block, size_t run,
                       std::map<std::string, std::string>* metadata);

@@ -280,31 +280,30 @@ Error EventConverter::check_value(const fb::Value* v) {
 }
 
 void EventConverter::convert_checked(const fb::Value* v, LoggedValue* out) {
-  place_of(v, out);
+  head_of(v, out);
+  for (size_t t = 0; t < out->tensors.size(); ++t) convert_tensor(v, t, &out->tensors[t]);
+}
+
+void EventConverter::head_of(const fb::Value* v, LoggedValue* out) {
+  out->kind = kind_of(v->val());
+  out->int_value = 0;
+  out->double_value = 0;
+  out->bool_value = false;
   switch (out->kind) {
     case LoggedValue::Kind::Int: out->int_value = v->int_value()->int_val(); break;
     case LoggedValue::Kind::Bool: out->bool_value = v->bool_value()->bool_val(); break;
     case LoggedValue::Kind::Float: out->double_value = v->float_value()->float_val(); break;
     case LoggedValue::Kind::Double: out->double_value = v->double_value()->double_val(); break;
-    case LoggedValue::Kind::Tensor: convert_tensor(v->tensor(), &out->tensors[0]); break;
-    case LoggedValue::Kind::TensorList: {
-      const auto* list = v->tensor_list()->tensors();
-      for (size_t i = 0; i < out->tensors.size(); ++i) {
-        convert_tensor(at(list, i), &out->tensors[i]);
-      }
-      break;
-    }
-    case LoggedValue::Kind::Null: break;
+    default: break;
   }
-}
-
-void EventConverter::place_of(const fb::Value* v, LoggedValue* out) {
-  out->kind = kind_of(v->val());
-  out->int_value = 0;
-  out->double_value = 0;
-  out->bool_value = false;
   out->tensors.resize(tensor_count(v, out->kind));
   out->is_output = v->output() != nullptr && v->output()->bool_val();
+}
+
+void EventConverter::convert_tensor(const fb::Value* v, size_t t, TensorMeta* out) {
+  convert_tensor(v->val() == fb::ValueType::Tensor ? v->tensor()
+                                                   : at(v->tensor_list()->tensors(), t),
+                 out);
 }
 
 // The elements of a [long] vector are 8-byte aligned: the verifier only checks the alignment

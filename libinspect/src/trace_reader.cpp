@@ -66,8 +66,8 @@ struct TraceReader::Impl {
   double ns_per_tick = 1;
   BlockJoiner joiner;
   FlatbufferStrings strings;
-  LoggedValue value;  // the value being joined, kept between values (its vectors' capacity)
-  LoggedValue place;  // the place of a value joined without its contents: default tensors only
+  // The value being joined without its tensors (`head_of`), whose tensors stay default.
+  LoggedValue head;
   bool has_values = false;
   bool has_tensor_values = false;
 
@@ -268,16 +268,19 @@ void TraceReader::Impl::join(size_t b, Trace& trace, bool with_events, Values va
   for (size_t i = 0; read_values && i < num_events; ++i) {
     const fb::DebugEvent* d = events->Get(static_cast<flatbuffers::uoffset_t>(i))->debug_event();
     if (d == nullptr) continue;
-    // Checked at open.
-    if (values == Values::Places) {
-      EventConverter::place_of(d->debug_entry(), &place);
-    } else {
-      EventConverter::convert_checked(d->debug_entry(), &value);
-    }
+    // Checked at open. The tensors are converted straight into the trace's values (over those
+    // the values there held), or left default for their places only.
+    const fb::Value* v = d->debug_entry();
+    EventConverter::head_of(v, &head);
+    const size_t first = slot;
+    const bool contents = values == Values::Contents;
     put_value(trace, slot, b, value_index, d->chain_index(), d->instruction_id(),
               delegate_text(d->delegate_debug_id_int(), strings.get(d->delegate_debug_id_str()),
                             table),
-              strings.get(d->name()), values == Values::Places ? place : value, joiner);
+              strings.get(d->name()), head, joiner, contents ? Tensors::Kept : Tensors::Copied);
+    for (size_t t = 0; contents && t < head.tensors.size(); ++t) {
+      EventConverter::convert_tensor(v, t, &trace.values[first + t].tensor);
+    }
   }
   trace.values.resize(slot);
 }

@@ -676,7 +676,7 @@ TEST_CASE("etdump reader: every value kind is read") {
       CHECK(p.list_index == k);
       CHECK(p.instruction == 1);
       CHECK(p.is_output == v.is_output);
-      CHECK(p.scalar == 0);
+      CHECK(p.scalar == scalar);
       CHECK(p.tensor.sizes.empty());
       CHECK(p.tensor.offset == -1);
     }

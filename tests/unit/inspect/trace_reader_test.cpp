@@ -155,7 +155,7 @@ bool compare_paths(std::span<const uint8_t> bytes) {
                                                        direct.blocks[b].first_event)));
     }
     // The values' places alone (`rejoin_places`): the same events, and each value as
-    // `rejoin_block` joins it but for its contents, over a block joined with them.
+    // `rejoin_block` joins it but for its tensor, over a block joined with them.
     Trace places = one;
     reader->rejoin_places(b, places);
     check_same_events(places.events, one.events);
@@ -172,7 +172,7 @@ bool compare_paths(std::span<const uint8_t> bytes) {
       CHECK(x.name == y.name);
       CHECK(x.is_output == y.is_output);
       CHECK(x.kind == y.kind);
-      CHECK(x.scalar == 0);
+      CHECK(x.scalar == y.scalar);
       CHECK(x.tensor.dtype == TensorMeta().dtype);
       CHECK(x.tensor.sizes.empty());
       CHECK(x.tensor.strides.empty());

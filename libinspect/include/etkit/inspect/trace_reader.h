@@ -66,9 +66,9 @@ class TraceReader {
   /// How the streamed readers hold one block at a time; indices are the block's own.
   void rejoin_block(size_t b, Trace& trace);
   /// `rejoin_block` with the values' places only: each value's block, index, list index,
-  /// instruction, operator, delegate id, name, kind and output flag, as `rejoin_block` gives
-  /// them, with a default `tensor` and `scalar` 0 (nothing decoded). For readers that show where
-  /// values were logged, not what they hold (`show`'s values column).
+  /// instruction, operator, delegate id, name, kind, output flag and scalar, as `rejoin_block`
+  /// gives them, with a default `tensor` (no tensor decoded). For readers that show where values
+  /// were logged, not what they hold (`show`'s values column).
   void rejoin_places(size_t b, Trace& trace);
   /// `rejoin_block` without the values (`trace.values` left empty): for readers of events only
   /// (statistics, diff, Chrome, folded stacks, info), which need not decode them.
