@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "etkit/runtime/scalar_type.h"
 #include "inspect_test_util.h"
 
 namespace etkit::inspect {
@@ -137,6 +138,33 @@ TEST_CASE("etdump reader: elements as doubles") {
     CHECK_FALSE(converts_to_double(t));
     CHECK(std::isnan(convert<uint64_t>(t, 0)));
   }
+}
+
+TEST_CASE("etdump reader: tensor_as_doubles reads each element as element_as_double does") {
+  // Every dtype that reads as numbers, 7 elements of varied bytes: element i is the one at
+  // i * element_size, for each dtype's loop.
+  size_t checked = 0;
+  for (int raw = 0; raw < 64; ++raw) {
+    if (!is_valid_scalar_type(raw)) continue;
+    const auto type = static_cast<ScalarType>(raw);
+    if (!converts_to_double(type)) continue;
+    const size_t elem = element_size(type);
+    std::vector<uint8_t> bytes(7 * elem);
+    for (size_t k = 0; k < bytes.size(); ++k) bytes[k] = static_cast<uint8_t>(k * 37 + 11);
+    Result<std::vector<double>> r = tensor_as_doubles(tensor(type, {7}, 0), bytes);
+    REQUIRE(r.ok());
+    REQUIRE(r->size() == 7);
+    for (size_t i = 0; i < 7; ++i) {
+      const double want = element_as_double(type, bytes.data() + i * elem);
+      const double got = (*r)[i];
+      const std::string name = scalar_type_name(type);
+      CAPTURE(name);
+      CAPTURE(i);
+      CHECK(std::memcmp(&got, &want, sizeof got) == 0);
+    }
+    ++checked;
+  }
+  CHECK(checked == 17);
 }
 
 TEST_CASE("etdump reader: tensor_as_doubles checks dtype and length") {
