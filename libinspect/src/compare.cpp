@@ -16,6 +16,7 @@
 #include "etkit/inspect/values.h"
 #include "etkit/inspect/operator_naming.h"
 #include "etkit/inspect/report_stream.h"
+#include "pass_memo.h"
 
 namespace etkit::inspect {
 
@@ -122,9 +123,15 @@ struct Gap {
   bool past = false;  // some element is past tolerance
 };
 
-// The gap between `ea` and `eb` (of one size), the largest absolute error folded into `worst`.
+// Folds a gap's largest absolute error into the largest of a comparison, `worst` (NaN stays).
+void fold_worst(double& worst, double max_abs) {
+  worst = std::isnan(worst) || std::isnan(max_abs) ? std::numeric_limits<double>::quiet_NaN()
+                                                   : std::max(worst, max_abs);
+}
+
+// The gap between `ea` and `eb` (of one size).
 Gap measure(const std::vector<double>& ea, const std::vector<double>& eb,
-            const Tolerance& tolerance, double& worst) {
+            const Tolerance& tolerance) {
   double sq_err = 0, sq_a = 0, sq_b = 0, dot = 0, max_abs = 0;
   bool past = false;
   for (size_t k = 0; k < ea.size(); ++k) {
@@ -148,8 +155,6 @@ Gap measure(const std::vector<double>& ea, const std::vector<double>& eb,
     dot += x * y;
   }
   const double n = ea.empty() ? 1 : static_cast<double>(ea.size());
-  worst = std::isnan(worst) || std::isnan(max_abs) ? std::numeric_limits<double>::quiet_NaN()
-                                                   : std::max(worst, max_abs);
   Gap g;
   g.mse = sq_err / n;
   g.max_abs = max_abs;
@@ -207,15 +212,19 @@ class RowMaker {
 
   CompareCounts counts;
 
-  // Starts over (counts, the first marker).
+  // Starts over (counts, the first marker), for a pass over the same rows (aligned text makes
+  // two): a gap over large tensors measured in the first is found again in the next, by row
+  // number.
   void reset() {
     counts = CompareCounts();
     marked_ = false;
+    kept_.rewind();
   }
 
   // Judges A's value `va` (of `ta`) against B's `vb`, or only in A when `vb` is null.
   void a_row(const Trace& ta, const TraceValue& va, const DebugBuffer& ba, const TraceValue* vb,
              const DebugBuffer& bb) {
+    const Gap* kept = kept_.next_row();
     measured_ = false;
     first_ = false;
     if (vb == nullptr) {
@@ -224,6 +233,10 @@ class RowMaker {
       return;
     }
     ++counts.matched;
+    if (kept != nullptr) {
+      judged(*kept);
+      return;
+    }
     const Error ea = elements_of(va, ba, ea_);
     const Error eb = elements_of(*vb, bb, eb_);
     if (!ea.ok()) {
@@ -244,18 +257,14 @@ class RowMaker {
       status_ = problem_;
       return;
     }
-    gap_ = measure(ea_, eb_, tolerance_, counts.max_abs_error);
-    measured_ = true;
-    if (gap_.past) {
-      ++counts.past_tolerance;
-      first_ = !marked_;
-      marked_ = true;
-    }
-    status_ = gap_.past ? "past_tolerance" : "ok";
+    const Gap gap = measure(ea_, eb_, tolerance_);
+    kept_.keep(ea_.size(), gap);
+    judged(gap);
   }
 
   // Judges B's value `vb` (of `tb`) that nothing matched.
   void b_row(const Trace& tb, const TraceValue& vb) {
+    kept_.next_row();
     measured_ = false;
     first_ = false;
     unmatched("b", tb, vb);
@@ -344,6 +353,19 @@ class RowMaker {
   }
 
  private:
+  // The judgement of a pair of values whose gap is `gap`.
+  void judged(const Gap& gap) {
+    gap_ = gap;
+    fold_worst(counts.max_abs_error, gap_.max_abs);
+    measured_ = true;
+    if (gap_.past) {
+      ++counts.past_tolerance;
+      first_ = !marked_;
+      marked_ = true;
+    }
+    status_ = gap_.past ? "past_tolerance" : "ok";
+  }
+
   void unmatched(const char* side, const Trace& trace, const TraceValue& v) {
     if (counts.unmatched++ < listed_) {
       counts.unmatched_values.push_back(value_place(side, trace, v));
@@ -360,6 +382,7 @@ class RowMaker {
   std::string_view status_;  // a literal or problem_
   std::string problem_;
   std::vector<double> ea_, eb_;  // the elements of the last values judged
+  detail::PassMemo<Gap> kept_;
 };
 
 // A value's place within its group (method, kind, iteration), matching by place: the key of

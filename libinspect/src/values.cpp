@@ -14,6 +14,7 @@
 #include "etkit/inspect/event_table.h"
 #include "etkit/inspect/operator_naming.h"
 #include "block_cells.h"
+#include "pass_memo.h"
 
 namespace etkit::inspect {
 
@@ -150,8 +151,13 @@ class ValueRows {
  public:
   ValueRows(const DebugBuffer& buffer, const DebugMap* map) : buffer_(buffer), map_(map) {}
 
+  // Starts a pass over the rows (aligned text makes two): a tensor's statistics computed in
+  // the first are found again in the next, by row number.
+  void rewind() { kept_.rewind(); }
+
   // The row of value `v` of `trace`, valid until the next call.
   std::span<const CellRef> row(const Trace& trace, const TraceValue& v) {
+    const TensorStats* kept = kept_.next_row();
     // Cells are written in place, not pushed: a pushed cell was built on the stack and copied,
     // a third of the row's time.
     row_.resize(kBlockCells + 17 + (map_ != nullptr ? 2 : 0));
@@ -178,6 +184,7 @@ class ValueRows {
       shape_text(v.tensor.sizes, shape_);
       *r++ = {CellRef::Kind::List, 0, 0, shape_, v.tensor.sizes};
       *r++ = CellRef::integer(static_cast<int64_t>(v.tensor.numel()));
+      if (kept != nullptr) return statistics(*kept, r);
       read = value_elements(v, buffer_, elements_);
     } else {
       *r++ = CellRef::string(kind_name(v.kind));
@@ -191,9 +198,15 @@ class ValueRows {
       *r = CellRef::string(status_);
       return row_;
     }
-    // The one tensor statistics: empty cells (null in JSON) when no element is finite, so an
-    // all-NaN value shows no made-up 0.
     const TensorStats s = tensor_stats(elements_);
+    kept_.keep(elements_.size(), s);
+    return statistics(s, r);
+  }
+
+ private:
+  // Writes the statistics cells at `r` and returns the row. The one tensor statistics: empty
+  // cells (null in JSON) when no element is finite, so an all-NaN value shows no made-up 0.
+  std::span<const CellRef> statistics(const TensorStats& s, CellRef* r) {
     for (const std::optional<double>& x : {s.min, s.max, s.mean, s.std}) {
       *r++ = x ? CellRef::number(*x) : CellRef::empty();
     }
@@ -203,9 +216,9 @@ class ValueRows {
     return row_;
   }
 
- private:
   const DebugBuffer& buffer_;
   const DebugMap* map_;
+  detail::PassMemo<TensorStats> kept_;
   std::vector<CellRef> row_;
   std::vector<double> elements_;
   std::string shape_, handles_, ops_, status_;
@@ -246,6 +259,7 @@ Error write_values_table(TraceReader& reader, const DebugBuffer& buffer,
   const Table head = values_head(trace.path, nullptr);
   ValueRows maker(buffer, nullptr);
   auto rows = [&](const RowRefVisitor& visit) {
+    maker.rewind();
     for_each_block(reader, blocks, trace, [&] {
       for (const TraceValue& v : trace.values) visit(maker.row(trace, v));
     });

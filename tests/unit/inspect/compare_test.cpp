@@ -273,6 +273,7 @@ struct Variant {
   bool drop = false;     // forward iteration 2 logs instruction 1 once, not twice
   bool extra = false;    // a value at instruction 9 in every forward block, and a 4th iteration
   std::string forward = "forward";  // the name of method forward
+  bool big = false;  // forward's value at instruction 0 is [16, 20], past PassMemo's threshold
 };
 
 struct RunDump {
@@ -312,7 +313,8 @@ RunDump run_dump(const Variant& v) {
   auto forward = [&](int it, bool warmup) {
     w.set_warmup(warmup);
     w.create_event_block(v.forward);
-    HostTensor t0 = tensor({2, 3}, static_cast<float>(it) + (it == 1 && !warmup ? v.offset : 0));
+    HostTensor t0 = tensor(v.big ? std::vector<int32_t>{16, 20} : std::vector<int32_t>{2, 3},
+                           static_cast<float>(it) + (it == 1 && !warmup ? v.offset : 0));
     log(0, EValue::from_tensor(&t0.tensor()));
     HostTensor t1 = tensor({4}, 10);
     HostTensor t1b = tensor({4}, 20);
@@ -447,6 +449,12 @@ TEST_CASE("compare: streamed rows and summary are the joined path's on generated
   Variant renamed_variant;
   renamed_variant.forward = "fwd";
   const RunDump renamed = run_dump(renamed_variant);
+  // Rows over a large tensor, whose gaps aligned text measures once for its two passes.
+  Variant big_variant;
+  big_variant.big = true;
+  const RunDump big = run_dump(big_variant);
+  changed.big = true;
+  const RunDump big_other = run_dump(changed);
   // The generated runs have what the cases are about.
   {
     Result<TraceReader> reader = TraceReader::over(other.dump, "b.etdump");
@@ -485,6 +493,10 @@ TEST_CASE("compare: streamed rows and summary are the joined path's on generated
        {{"forward", "fwd"}, {"forward", "encode"}}},
       // No payloads: every tensor is unreadable.
       {over(ref, "a.etdump"), over(other, "b.etdump"), &ref.buffer, nullptr, {}},
+      {over(big, "a.etdump"), over(big, "a.etdump"), &big.buffer, &big.buffer, {}},
+      {over(big, "a.etdump"), over(big_other, "b.etdump"), &big.buffer, &big_other.buffer, {}},
+      {over(big_other, "b.etdump"), over(big, "a.etdump"), &big_other.buffer, &big.buffer, {}},
+      {over(big, "a.etdump"), over(big_other, "b.etdump"), &big.buffer, nullptr, {}},
   };
   const DebugBuffer none;
   for (size_t i = 0; i < cases.size(); ++i) {

@@ -12,7 +12,11 @@
 #include <string_view>
 #include <vector>
 
+#include "etkit/devtools/clock.h"
+#include "etkit/devtools/data_sink.h"
+#include "etkit/devtools/etdump_writer.h"
 #include "etkit/host/debug_buffer_path.h"
+#include "etkit/host/host_tensor.h"
 #include "etkit/inspect/trace_reader.h"
 #include "logged_values.h"
 #include "json_reference.h"
@@ -144,6 +148,70 @@ TEST_CASE("values: streamed table and saved tensors are the joined path's") {
     std::filesystem::remove_all(dir);
   }
   CHECK(with_values >= 3);
+}
+
+// Large tensors (past PassMemo's threshold, whose statistics aligned text computes once for its
+// two passes) among small ones, a list, a scalar and a tensor without payload, in two blocks:
+// the streamed table is the joined path's in every format.
+TEST_CASE("values: streamed table of large tensors is the joined path's") {
+  std::vector<uint8_t> memory(1 << 20);
+  std::vector<uint8_t> payload(1 << 18);
+  FakeClock clock;
+  ETDumpWriter w(memory, clock);
+  Result<BufferDataSink> sink = BufferDataSink::create(payload);
+  REQUIRE(sink.ok());
+  w.set_data_sink(&*sink);
+  w.set_debug_level(DebugLevel::IntermediateOutputs);
+  auto tensor = [](std::vector<int32_t> sizes, float base) {
+    HostTensor t(ScalarType::Float, sizes);
+    float* p = static_cast<float*>(t.data());
+    for (size_t k = 0; k < t.nbytes() / sizeof(float); ++k) {
+      p[k] = base + std::sin(static_cast<float>(k)) * (base + 1);
+    }
+    if (t.nbytes() >= 8) p[1] = std::numeric_limits<float>::quiet_NaN();
+    return t;
+  };
+  auto log = [&](int32_t instruction, EValue value) {
+    w.set_chain_debug_handle(0, static_cast<DebugHandle>(instruction));
+    REQUIRE(*w.log_evalue(value, LoggedValueKind::IntermediateOutput));
+  };
+  for (int block = 0; block < 2; ++block) {
+    w.create_event_block("forward");
+    const float b = static_cast<float>(block);
+    HostTensor large = tensor({16, 20}, b);
+    HostTensor small = tensor({3}, b + 1);
+    HostTensor larger = tensor({600}, b + 2);
+    HostTensor in_list = tensor({300}, b + 3);
+    log(0, EValue::from_tensor(&large.tensor()));
+    log(1, EValue::from_tensor(&small.tensor()));
+    log(2, EValue::from_int(7));
+    EValue e0 = EValue::from_tensor(&in_list.tensor());
+    EValue e1 = EValue::from_tensor(&small.tensor());
+    EValue* items[] = {&e0, &e1};
+    log(3, EValue::from_tensor_list(TensorListRef(items, 2)));
+    log(4, EValue::from_tensor(&larger.tensor()));
+  }
+  REQUIRE(w.dropped_payloads() == 0);
+  const std::vector<uint8_t> dump = w.serialize();
+  Result<TraceReader> reader = TraceReader::over(dump, "large.etdump");
+  REQUIRE(reader.ok());
+  const Trace joined = reader->join_all();
+  REQUIRE(joined.values.size() == 12);
+  RenderOptions automatic;
+  automatic.auto_time_units = true;
+  // With the payloads, and without (every tensor unreadable, nothing kept).
+  for (const DebugBuffer& buffer : {DebugBuffer::from_bytes(payload), DebugBuffer()}) {
+    const Table table = values_table(joined, buffer, {});
+    for (Format f : {Format::Table, Format::Csv, Format::Tsv, Format::Json}) {
+      for (const RenderOptions& o : {RenderOptions{}, automatic}) {
+        std::string streamed;
+        REQUIRE(write_values_table(*reader, buffer, {}, f, o,
+                                   [&](std::string_view s) { streamed += s; })
+                    .ok());
+        CHECK(streamed == render({table}, f, o));
+      }
+    }
+  }
 }
 
 }  // namespace
