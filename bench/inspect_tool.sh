@@ -6,10 +6,14 @@
 #     ETKIT_BENCH_INSPECT_DUMP;
 #   - values: trace-run on the 10,000 one-element adds of add_chain.sh with --log intermediates,
 #     ITERATIONS measured iterations (default 25: about 500,000 profile events and 250,000
-#     logged values, with their debug buffer).
+#     logged values, with their debug buffer);
+#   - tensors: values of a real size, for `values` and `compare` counted in elements: 200
+#     alternating sigmoids and relus over a float32 [256, 256] (a model description exported by
+#     model-export), 3 iterations with --log intermediates (603 tensors, 39.5M elements, 158 MB
+#     of debug buffer).
 # For each command it prints the best of ROUNDS runs of user + sys CPU seconds (and wall),
 # events per CPU second (the events of every dump read; for `values` and `compare` the logged
-# values), and peak RSS against the dumps read (each .etdump with its .debug.bin); standard output
+# values, or on the tensors dump their elements), and peak RSS against the dumps read (each .etdump with its .debug.bin); standard output
 # goes to /dev/null (an -o file is written, as users write it). With
 # BASELINE_DIR (an older build folder with bin/ and lib/), each command runs with that build
 # right before this one, round by round, and the ratio of CPU times is printed: side by side,
@@ -35,10 +39,23 @@ python3 "$root/bench/add_chain_program.py" "$work" add_chain >/dev/null
   --log intermediates --iterations "$iterations" --warmup 0 --trace-memory 512M \
   --clock fake >/dev/null
 
+python3 - "$work/tensors.json" <<'PYEOF'
+import json, sys
+ops = [{"op": "aten::relu.out" if i % 2 else "aten::sigmoid.out",
+        "args": ["x" if i == 0 else f"t{i - 1}"], "name": f"t{i}"} for i in range(200)]
+json.dump({"format": "etkit-model", "version": 1,
+           "methods": [{"name": "forward",
+                        "inputs": [{"name": "x", "dtype": "float32", "shape": [256, 256]}],
+                        "ops": ops, "outputs": ["t199"]}]}, open(sys.argv[1], "w"))
+PYEOF
+"$build/bin/model-export" "$work/tensors.json" -o "$work/tensors.pte" >/dev/null
+"$build/bin/trace-run" "$work/tensors.pte" -i random:1 --etdump "$work/tensors.etdump" \
+  --log intermediates --iterations 3 --warmup 0 --debug-buffer-size 200M >/dev/null
+
 python3 - "$work" "$build" "$baseline" "$rounds" <<'PYEOF'
-import os, re, subprocess, sys, time
+import csv, io, os, re, subprocess, sys, time
 work, build, baseline, rounds = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
-P, V = f"{work}/profile.etdump", f"{work}/values.etdump"
+P, V, T = f"{work}/profile.etdump", f"{work}/values.etdump", f"{work}/tensors.etdump"
 
 def count(dump, what):
     """Profile events (`show --format csv` rows) or logged values (`values --format csv`)."""
@@ -54,10 +71,17 @@ def size(dump):
         total += os.path.getsize(buffer)
     return total
 
+def elements(dump):
+    """The elements of the logged values (the numel column of `values --format csv`)."""
+    out = subprocess.run([f"{build}/bin/etdump-inspect", "values", "--format", "csv", dump],
+                         check=True, stdout=subprocess.PIPE, text=True).stdout
+    return sum(int(row["numel"] or 0) for row in csv.DictReader(io.StringIO(out)))
+
 events = {P: count(P, "events"), V: count(V, "events")}
-values = {V: count(V, "values")}
+values = {V: count(V, "values"), T: elements(T)}
 print(f"profile dump: {events[P]:,} events, {size(P):,} bytes; values dump: {events[V]:,} "
-      f"events, {values[V]:,} values, {size(V):,} bytes with its debug buffer")
+      f"events, {values[V]:,} values, {size(V):,} bytes with its debug buffer; tensors dump: "
+      f"{values[T]:,} elements, {size(T):,} bytes with its debug buffer")
 
 # (label, arguments with {out} for an output file, dumps read, what is counted)
 commands = [
@@ -72,6 +96,8 @@ commands = [
     ("show (values dump)", ["show", V], [V], "events"),
     ("values", ["values", V], [V], "values"),
     ("compare A A", ["compare", V, V], [V, V], "values"),
+    ("values (tensors)", ["values", T], [T], "values"),
+    ("compare A A (tensors)", ["compare", T, T], [T, T], "values"),
     ("report", ["report", P, "-o", "{out}"], [P], "events"),
     ("report A A", ["report", P, P, "-o", "{out}"], [P, P], "events"),
     ("report (values dump)", ["report", V, "-o", "{out}"], [V], "events"),
