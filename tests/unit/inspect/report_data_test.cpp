@@ -3,9 +3,16 @@
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "etkit/inspect/event_table.h"
+#include "etkit/inspect/operator_naming.h"
 #include "profile_events.h"
 
 namespace etkit::inspect {
@@ -150,6 +157,157 @@ TEST_CASE("report data: the tables are embedded as --format json renders them") 
         nlohmann::json::parse(render({t}, Format::Json, render_options)));
   CHECK(nlohmann::json::parse(*r)["dumps"][0]["stats"]["tables"][0]["rows"][0]["p50"] ==
         0.1 + 0.2);
+}
+
+// The timeline as it was built before its spans were written by hand: one document, dumped
+// compact (invalid UTF-8 replaced) — the reference for report_timeline's bytes.
+ReportTimeline reference_timeline(const Trace& trace, std::span<const size_t> selected,
+                                  const DebugMap* map, const ReportIteration& iteration,
+                                  const ReportOptions& options) {
+  using json = nlohmann::ordered_json;
+  auto text_of = [](const json& j) {
+    return j.dump(-1, ' ', false, json::error_handler_t::replace);
+  };
+  std::vector<size_t> events(selected.begin(), selected.end());
+  const size_t total = events.size();
+  json omitted = json::array();
+  if (events.size() > options.max_spans) {
+    std::vector<size_t> by_length = events;
+    std::stable_sort(by_length.begin(), by_length.end(), [&](size_t a, size_t b) {
+      return trace.events[a].duration_ns > trace.events[b].duration_ns;
+    });
+    std::map<std::string, std::pair<size_t, double>> rest;
+    for (size_t k = options.max_spans; k < by_length.size(); ++k) {
+      const TraceEvent& e = trace.events[by_length[k]];
+      auto& [count, sum] = rest[std::string(e.name)];
+      ++count;
+      sum += e.duration_ns;
+    }
+    for (const auto& [name, cs] : rest) {
+      omitted.push_back({{"name", name}, {"count", cs.first}, {"total_ns", cs.second}});
+    }
+    by_length.resize(options.max_spans);
+    std::sort(by_length.begin(), by_length.end());
+    events = std::move(by_length);
+  }
+  json spans = json::array();
+  json delegates = json::array();
+  for (size_t i : events) {
+    const TraceEvent& e = trace.events[i];
+    json ops(nullptr);
+    json handles(nullptr);
+    if (map != nullptr) {
+      const std::span<const uint32_t> h = event_debug_handles(trace, e, *map);
+      if (!h.empty()) {
+        ops = node_names_text(*map, trace.blocks[e.block].method, h);
+        handles = std::vector<uint32_t>(h.begin(), h.end());
+      }
+    }
+    const std::string_view device = event_device(e);
+    const std::string track = !device.empty() ? "device:" + std::string(device)
+                              : e.delegate    ? "delegate"
+                                              : "host";
+    spans.push_back({e.start_ns - iteration.start_ns, e.duration_ns, e.self_ns, e.depth, track,
+                     std::string(e.name), std::string(e.op), e.instruction, handles, ops});
+    if (e.delegate && !e.device) {
+      delegates.push_back({{"instruction", e.instruction},
+                           {"name", std::string(e.name)},
+                           {"start_ns", e.start_ns - iteration.start_ns},
+                           {"duration_ns", e.duration_ns},
+                           {"self_ns", e.self_ns},
+                           {"debug_handles", handles},
+                           {"ops", ops}});
+    }
+  }
+  const json timeline = {
+      {"method", iteration.method},
+      {"iteration", iteration.iteration},
+      {"block", iteration.block},
+      {"time_ns", iteration.end_ns - iteration.start_ns},
+      {"spans_total", total},
+      {"spans_shown", events.size()},
+      {"columns", {"start_ns", "duration_ns", "self_ns", "depth", "track", "name", "op",
+                   "instruction", "debug_handles", "ops"}},
+      {"spans", std::move(spans)},
+      {"omitted", std::move(omitted)}};
+  return {text_of(timeline), text_of(delegates)};
+}
+
+TEST_CASE("report data: the timeline's text is the document's, spans written by hand") {
+  // One iteration of 200 instructions at a tick rate that makes fractional nanoseconds: kernel
+  // calls with their native_call_ events, delegate calls with delegate events whose ids need
+  // escaping or are not UTF-8, and device events; a debug map naming some instructions.
+  ETDump dump;
+  RunBlock b;
+  b.name = "forward";
+  uint64_t t = 7;
+  std::vector<Event> inner;
+  for (int32_t k = 0; k < 200; ++k) {
+    const uint64_t start = t;
+    if (k % 5 == 3) {
+      Event d = profile_event("", k, start + 2, start + 9);
+      if (k % 2 == 0) {
+        d.profile.delegate_debug_id_int = k;
+      } else {
+        d.profile.delegate_debug_id_str = std::string("n\"\\\x01\xff<") + std::to_string(k);
+      }
+      inner.push_back(d);
+      inner.push_back(profile_event("DELEGATE_CALL", k, start, start + 13 + k % 7));
+    } else if (k % 7 == 6) {
+      Event device = profile_event("", k, start + 1, start + 5);
+      device.profile.delegate_debug_id_str = "prof:gpu:kernel_" + std::to_string(k);
+      inner.push_back(device);
+      inner.push_back(profile_event("OPERATOR_CALL", k, start, start + 11));
+    } else {
+      inner.push_back(profile_event("native_call_add.out", k, start + 1, start + 4 + k % 3));
+      inner.push_back(profile_event("OPERATOR_CALL", k, start, start + 6 + k % 5));
+    }
+    t += 20 + static_cast<uint64_t>(k % 3);
+  }
+  b.events = inner;
+  b.events.push_back(profile_event("Method::execute", -1, 0, t + 5));
+  dump.blocks.push_back(b);
+  dump.metadata["ticks_per_second"] = "300000000";
+  Result<Trace> joined = build_trace(dump, "d.etdump");
+  REQUIRE(joined.ok());
+  const Trace& trace = *joined;
+  DebugMap map;
+  MethodDebugMap& m = map.methods["forward"];
+  for (int32_t k = 0; k < 200; k += 3) {
+    InstructionEntry entry;
+    entry.index = k;
+    entry.op = "aten::add.out";
+    entry.debug_handles = {static_cast<uint32_t>(k + 1), static_cast<uint32_t>(k + 400)};
+    m.instructions.push_back(entry);
+    m.nodes[static_cast<uint32_t>(k + 1)] = {"node \"" + std::to_string(k) + "\"", "", "", ""};
+    m.nodes[static_cast<uint32_t>(k + 400)] = {"x\xfe" + std::to_string(k), "", "", ""};
+  }
+  map.normalize();
+  std::vector<size_t> selected(trace.events.size());
+  for (size_t i = 0; i < selected.size(); ++i) selected[i] = i;
+  ReportIteration iteration{"forward", 0, 0, trace.events[0].start_ns,
+                            trace.events[0].start_ns + trace.events[0].duration_ns};
+  size_t delegates = 0, devices = 0, fractional = 0;
+  for (const TraceEvent& e : trace.events) {
+    delegates += e.delegate ? 1 : 0;
+    devices += e.device ? 1 : 0;
+    fractional += e.start_ns != std::floor(e.start_ns) ? 1 : 0;
+  }
+  CHECK(delegates == 40 + devices);
+  CHECK(devices > 20);
+  CHECK(fractional > 100);
+  const DebugMap* const maps[] = {nullptr, &map};
+  for (const DebugMap* with : maps) {
+    for (size_t max_spans : {size_t{20000}, size_t{150}, size_t{1}}) {
+      CAPTURE(max_spans);
+      ReportOptions options;
+      options.max_spans = max_spans;
+      const ReportTimeline got = report_timeline(trace, selected, with, iteration, options);
+      const ReportTimeline want = reference_timeline(trace, selected, with, iteration, options);
+      CHECK(got.timeline == want.timeline);
+      CHECK(got.delegates == want.delegates);
+    }
+  }
 }
 
 }  // namespace
