@@ -285,14 +285,9 @@ struct RunDump {
 // tensor, a place logged twice, a delegate's value, an int, a program output) and encode
 // (2 iterations, interleaved with forward's: a tensor, a double, a list of two tensors).
 RunDump run_dump(const Variant& v) {
-  std::vector<uint8_t> memory(1 << 20);
-  std::vector<uint8_t> payload(1 << 16);
-  FakeClock clock;
-  ETDumpWriter w(memory, clock);
-  Result<BufferDataSink> sink = BufferDataSink::create(payload);
-  REQUIRE(sink.ok());
-  w.set_data_sink(&*sink);
-  w.set_debug_level(DebugLevel::IntermediateOutputs);
+  test::ValueLogWriter log_writer(1 << 16);
+  ETDumpWriter& w = log_writer.writer;
+  const std::vector<uint8_t>& payload = log_writer.payload;
   auto tensor = [](std::vector<int32_t> sizes, float base) {
     HostTensor t(ScalarType::Float, sizes);
     float* p = static_cast<float*>(t.data());

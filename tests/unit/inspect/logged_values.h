@@ -10,6 +10,9 @@
 #include <string>
 #include <vector>
 
+#include "etkit/devtools/clock.h"
+#include "etkit/devtools/data_sink.h"
+#include "etkit/devtools/etdump_writer.h"
 #include "etkit/inspect/debug_buffer.h"
 #include "etkit/inspect/trace.h"
 
@@ -62,5 +65,25 @@ inline Logged logged(const std::vector<Spot>& spots) {
 }
 
 inline Logged logged(const std::vector<float>& values) { return logged({Spot{2, "", values}}); }
+
+// The runtime's writer logging intermediate outputs, their payloads into `payload`: dumps as
+// trace-run writes them, for the streamed readers (`TraceReader::over(writer.serialize())`).
+struct ValueLogWriter {
+  explicit ValueLogWriter(size_t payload_bytes) : payload(payload_bytes), writer(memory, clock) {
+    Result<BufferDataSink> created = BufferDataSink::create(payload);
+    REQUIRE(created.ok());
+    sink.emplace(std::move(created).get());
+    writer.set_data_sink(&*sink);
+    writer.set_debug_level(DebugLevel::IntermediateOutputs);
+  }
+  ValueLogWriter(const ValueLogWriter&) = delete;
+  ValueLogWriter& operator=(const ValueLogWriter&) = delete;
+
+  std::vector<uint8_t> memory = std::vector<uint8_t>(1 << 20);
+  std::vector<uint8_t> payload;
+  FakeClock clock;
+  ETDumpWriter writer;
+  std::optional<BufferDataSink> sink;
+};
 
 }  // namespace etkit::inspect::test

@@ -3,17 +3,12 @@
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
 
-#include <algorithm>
 #include <cmath>
-#include <map>
-#include <span>
 #include <string>
-#include <utility>
 #include <vector>
 
-#include "etkit/inspect/event_table.h"
-#include "etkit/inspect/operator_naming.h"
 #include "profile_events.h"
+#include "report_reference.h"
 
 namespace etkit::inspect {
 namespace {
@@ -159,80 +154,8 @@ TEST_CASE("report data: the tables are embedded as --format json renders them") 
         0.1 + 0.2);
 }
 
-// The timeline as it was built before its spans were written by hand: one document, dumped
-// compact (invalid UTF-8 replaced) — the reference for report_timeline's bytes.
-ReportTimeline reference_timeline(const Trace& trace, std::span<const size_t> selected,
-                                  const DebugMap* map, const ReportIteration& iteration,
-                                  const ReportOptions& options) {
-  using json = nlohmann::ordered_json;
-  auto text_of = [](const json& j) {
-    return j.dump(-1, ' ', false, json::error_handler_t::replace);
-  };
-  std::vector<size_t> events(selected.begin(), selected.end());
-  const size_t total = events.size();
-  json omitted = json::array();
-  if (events.size() > options.max_spans) {
-    std::vector<size_t> by_length = events;
-    std::stable_sort(by_length.begin(), by_length.end(), [&](size_t a, size_t b) {
-      return trace.events[a].duration_ns > trace.events[b].duration_ns;
-    });
-    std::map<std::string, std::pair<size_t, double>> rest;
-    for (size_t k = options.max_spans; k < by_length.size(); ++k) {
-      const TraceEvent& e = trace.events[by_length[k]];
-      auto& [count, sum] = rest[std::string(e.name)];
-      ++count;
-      sum += e.duration_ns;
-    }
-    for (const auto& [name, cs] : rest) {
-      omitted.push_back({{"name", name}, {"count", cs.first}, {"total_ns", cs.second}});
-    }
-    by_length.resize(options.max_spans);
-    std::sort(by_length.begin(), by_length.end());
-    events = std::move(by_length);
-  }
-  json spans = json::array();
-  json delegates = json::array();
-  for (size_t i : events) {
-    const TraceEvent& e = trace.events[i];
-    json ops(nullptr);
-    json handles(nullptr);
-    if (map != nullptr) {
-      const std::span<const uint32_t> h = event_debug_handles(trace, e, *map);
-      if (!h.empty()) {
-        ops = node_names_text(*map, trace.blocks[e.block].method, h);
-        handles = std::vector<uint32_t>(h.begin(), h.end());
-      }
-    }
-    const std::string_view device = event_device(e);
-    const std::string track = !device.empty() ? "device:" + std::string(device)
-                              : e.delegate    ? "delegate"
-                                              : "host";
-    spans.push_back({e.start_ns - iteration.start_ns, e.duration_ns, e.self_ns, e.depth, track,
-                     std::string(e.name), std::string(e.op), e.instruction, handles, ops});
-    if (e.delegate && !e.device) {
-      delegates.push_back({{"instruction", e.instruction},
-                           {"name", std::string(e.name)},
-                           {"start_ns", e.start_ns - iteration.start_ns},
-                           {"duration_ns", e.duration_ns},
-                           {"self_ns", e.self_ns},
-                           {"debug_handles", handles},
-                           {"ops", ops}});
-    }
-  }
-  const json timeline = {
-      {"method", iteration.method},
-      {"iteration", iteration.iteration},
-      {"block", iteration.block},
-      {"time_ns", iteration.end_ns - iteration.start_ns},
-      {"spans_total", total},
-      {"spans_shown", events.size()},
-      {"columns", {"start_ns", "duration_ns", "self_ns", "depth", "track", "name", "op",
-                   "instruction", "debug_handles", "ops"}},
-      {"spans", std::move(spans)},
-      {"omitted", std::move(omitted)}};
-  return {text_of(timeline), text_of(delegates)};
-}
-
+// The timeline's spans are written by hand; its text must be the document's that the report
+// built before (report_reference.h) on an iteration with everything a span can hold.
 TEST_CASE("report data: the timeline's text is the document's, spans written by hand") {
   // One iteration of 200 instructions at a tick rate that makes fractional nanoseconds: kernel
   // calls with their native_call_ events, delegate calls with delegate events whose ids need
@@ -287,6 +210,10 @@ TEST_CASE("report data: the timeline's text is the document's, spans written by 
   for (size_t i = 0; i < selected.size(); ++i) selected[i] = i;
   ReportIteration iteration{"forward", 0, 0, trace.events[0].start_ns,
                             trace.events[0].start_ns + trace.events[0].duration_ns};
+  const test::report_reference::Iteration reference{0, 0, iteration.start_ns, iteration.end_ns};
+  auto compact = [](const test::report_reference::json& j) {
+    return j.dump(-1, ' ', false, test::report_reference::json::error_handler_t::replace);
+  };
   size_t delegates = 0, devices = 0, fractional = 0;
   for (const TraceEvent& e : trace.events) {
     delegates += e.delegate ? 1 : 0;
@@ -303,9 +230,16 @@ TEST_CASE("report data: the timeline's text is the document's, spans written by 
       ReportOptions options;
       options.max_spans = max_spans;
       const ReportTimeline got = report_timeline(trace, selected, with, iteration, options);
-      const ReportTimeline want = reference_timeline(trace, selected, with, iteration, options);
-      CHECK(got.timeline == want.timeline);
-      CHECK(got.delegates == want.delegates);
+      // The oracle: the document as the report built it before it streamed.
+      ReportDump dump_of;
+      dump_of.trace = &trace;
+      dump_of.selected = selected;
+      dump_of.map = with;
+      test::report_reference::json delegates_want;
+      const test::report_reference::json want = test::report_reference::timeline_json(
+          dump_of, reference, "forward", options, delegates_want);
+      CHECK(got.timeline == compact(want));
+      CHECK(got.delegates == compact(delegates_want));
     }
   }
 }

@@ -82,6 +82,20 @@ void check_same_events(const std::vector<TraceEvent>& a, const std::vector<Trace
   }
 }
 
+// Two values alike in all but their tensor: place, names, kind, flag and scalar.
+void check_same_head(const TraceValue& x, const TraceValue& y) {
+  CHECK(x.block == y.block);
+  CHECK(x.index == y.index);
+  CHECK(x.list_index == y.list_index);
+  CHECK(x.instruction == y.instruction);
+  CHECK(x.op == y.op);
+  CHECK(x.delegate_id == y.delegate_id);
+  CHECK(x.name == y.name);
+  CHECK(x.is_output == y.is_output);
+  CHECK(x.kind == y.kind);
+  CHECK(x.scalar == y.scalar);
+}
+
 // TraceReader joins straight from the flatbuffer; read_etdump + build_trace go through the owning
 // model. Both must give the same trace, or the same error, on every dump and damaged copy.
 void check_same(const Trace& a, const Trace& b) {
@@ -101,16 +115,7 @@ void check_same(const Trace& a, const Trace& b) {
   for (size_t i = 0; i < a.values.size(); ++i) {
     const TraceValue& x = a.values[i];
     const TraceValue& y = b.values[i];
-    CHECK(x.block == y.block);
-    CHECK(x.index == y.index);
-    CHECK(x.list_index == y.list_index);
-    CHECK(x.instruction == y.instruction);
-    CHECK(x.op == y.op);
-    CHECK(x.delegate_id == y.delegate_id);
-    CHECK(x.name == y.name);
-    CHECK(x.is_output == y.is_output);
-    CHECK(x.kind == y.kind);
-    CHECK(x.scalar == y.scalar);
+    check_same_head(x, y);
     CHECK(x.tensor.dtype == y.tensor.dtype);
     CHECK(x.tensor.sizes == y.tensor.sizes);
     CHECK(x.tensor.strides == y.tensor.strides);
@@ -162,17 +167,7 @@ bool compare_paths(std::span<const uint8_t> bytes) {
     REQUIRE(places.values.size() == one.values.size());
     for (size_t i = 0; i < one.values.size(); ++i) {
       const TraceValue& x = places.values[i];
-      const TraceValue& y = one.values[i];
-      CHECK(x.block == y.block);
-      CHECK(x.index == y.index);
-      CHECK(x.list_index == y.list_index);
-      CHECK(x.instruction == y.instruction);
-      CHECK(x.op == y.op);
-      CHECK(x.delegate_id == y.delegate_id);
-      CHECK(x.name == y.name);
-      CHECK(x.is_output == y.is_output);
-      CHECK(x.kind == y.kind);
-      CHECK(x.scalar == y.scalar);
+      check_same_head(x, one.values[i]);
       CHECK(x.tensor.dtype == TensorMeta().dtype);
       CHECK(x.tensor.sizes.empty());
       CHECK(x.tensor.strides.empty());

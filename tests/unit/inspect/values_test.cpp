@@ -154,14 +154,9 @@ TEST_CASE("values: streamed table and saved tensors are the joined path's") {
 // two passes) among small ones, a list, a scalar and a tensor without payload, in two blocks:
 // the streamed table is the joined path's in every format.
 TEST_CASE("values: streamed table of large tensors is the joined path's") {
-  std::vector<uint8_t> memory(1 << 20);
-  std::vector<uint8_t> payload(1 << 18);
-  FakeClock clock;
-  ETDumpWriter w(memory, clock);
-  Result<BufferDataSink> sink = BufferDataSink::create(payload);
-  REQUIRE(sink.ok());
-  w.set_data_sink(&*sink);
-  w.set_debug_level(DebugLevel::IntermediateOutputs);
+  test::ValueLogWriter log_writer(1 << 18);
+  ETDumpWriter& w = log_writer.writer;
+  const std::vector<uint8_t>& payload = log_writer.payload;
   auto tensor = [](std::vector<int32_t> sizes, float base) {
     HostTensor t(ScalarType::Float, sizes);
     float* p = static_cast<float*>(t.data());
