@@ -48,8 +48,6 @@ class EventConverter {
   /// after the other into one `LoggedValue` allocates nothing once it has grown. `out` is
   /// unspecified on error.
   Error convert_value(const ::etdump::Value* v, size_t run, size_t index, LoggedValue* out);
-  /// Converts a value `check` accepted into `out` (as `convert_value`), without checking again.
-  static void convert_checked(const ::etdump::Value* v, LoggedValue* out);
   /// A value `check` accepted without its tensors: sets `out`'s kind, output flag and scalar,
   /// and resizes its tensors to the value's count (a tensor's, or a list's) without converting
   /// them: those `out` held before are kept, so `out` holding only default tensors gets default
@@ -66,6 +64,8 @@ class EventConverter {
   Error check_fields(const ::etdump::Event* e);
   // The checks of `convert_value`, reading the value in place.
   Error check_value(const ::etdump::Value* v);
+  // Converts a value `check_value` accepted into `out`, without checking again.
+  static void convert_checked(const ::etdump::Value* v, LoggedValue* out);
   // `list_index` is the tensor's position in its TensorList, for messages (SIZE_MAX outside one).
   Error check_longs(const flatbuffers::Vector<int64_t>* v, size_t list_index, const char* field);
   Error check_tensor(const ::etdump::Tensor* t, size_t list_index);

@@ -43,9 +43,6 @@ class PassMemo {
     next_ = kept_.size();
   }
 
-  /// How many rows are kept.
-  size_t size() const { return kept_.size(); }
-
  private:
   std::vector<std::pair<size_t, T>> kept_;  // (row number, value), by row number
   size_t row_ = 0;      // the number of the next row
