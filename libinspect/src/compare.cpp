@@ -665,7 +665,20 @@ Result<CompareCounts> write_compare(const StreamedValueSource& a, const Streamed
       compare_head(compare.skeleton_a().path, compare.skeleton_b().path, false);
   // Two tables of one report (one JSON document): the rows, then the summary.
   ReportStream report(format, options, write);
-  ETKIT_TRY(report.table(head, [&](const RowRefVisitor& visit) { compare.rows(visit); }));
+  // A row per value of the side with more (matched, or one side's unmatched: more).
+  size_t expected[2] = {0, 0}, input = 0;
+  for (int side = 0; side < 2; ++side) {
+    const StreamedValueSource& source = side == 0 ? a : b;
+    input += source.reader->size() + (source.buffer != nullptr ? source.buffer->size() : 0);
+    const size_t blocks = (side == 0 ? compare.skeleton_a() : compare.skeleton_b()).blocks.size();
+    for (size_t i = 0; i < blocks; ++i) {
+      if (source.blocks.empty() || source.blocks[i]) {
+        expected[side] += source.reader->block_summary(i).debug_events;
+      }
+    }
+  }
+  ETKIT_TRY(report.table(head, [&](const RowRefVisitor& visit) { compare.rows(visit); },
+                         row_memory_for(input, std::max(expected[0], expected[1]))));
   const Table summary = compare_summary_table(compare.counts(), allow_unmatched);
   ETKIT_TRY(report.table(summary, [&](const RowRefVisitor& visit) {
     std::vector<CellRef> refs;

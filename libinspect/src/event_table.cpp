@@ -365,7 +365,11 @@ Error write_event_table(TraceReader& reader, const EventSelection& selection, Ti
       }
     });
   };
-  return report.table(cols.head, rows);
+  size_t expected = 0;  // every event: an upper bound of the selected ones
+  for (size_t b = 0; b < trace.blocks.size(); ++b) {
+    expected += reader.block_summary(b).profile_events;
+  }
+  return report.table(cols.head, rows, row_memory_for(reader.size(), expected));
 }
 
 }  // namespace etkit::inspect

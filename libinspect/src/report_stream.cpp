@@ -12,11 +12,12 @@ ReportStream::ReportStream(Format format, RenderOptions options,
     : format_(format), options_(std::move(options)), write_(std::move(write)) {}
 
 Error ReportStream::table(const Table& head,
-                          const std::function<void(const RowRefVisitor&)>& rows) {
+                          const std::function<void(const RowRefVisitor&)>& rows,
+                          RowMemory memory) {
   if (format_ != Format::Json) {
     if (tables_ > 0) write_("\n");
     ++tables_;
-    return render_streamed_refs(head, rows, format_, options_, write_);
+    return render_streamed_refs(head, rows, format_, options_, write_, memory);
   }
   detail::TextSink out(write_);
   if (tables_ == 0) detail::json_report_open(out, options_.compact_json);

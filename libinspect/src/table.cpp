@@ -11,6 +11,7 @@
 #include "etkit/inspect/time_unit.h"
 #include "decimal_digits.h"
 #include "json_table_writer.h"
+#include "row_cache.h"
 #include "text_sink.h"
 
 namespace etkit::inspect {
@@ -343,9 +344,14 @@ Error render_streamed(const Table& head, const std::function<void(const RowVisit
   return render_streamed_refs(head, ref_rows, format, options, write);
 }
 
+RowMemory row_memory_for(size_t input_bytes, size_t expected_rows) {
+  return {input_bytes / 2, expected_rows};
+}
+
 Error render_streamed_refs(const Table& head, const std::function<void(const RowRefVisitor&)>& rows,
                            Format format, const RenderOptions& options,
-                           const std::function<void(std::string_view)>& write) {
+                           const std::function<void(std::string_view)>& write,
+                           RowMemory memory) {
   if (format == Format::Json) {
     detail::TextSink out(write);
     detail::json_report_open(out, options.compact_json);
@@ -480,7 +486,9 @@ Error render_streamed_refs(const Table& head, const std::function<void(const Row
   std::vector<IntRange> ints(n);
   for (size_t c = 0; c < n; ++c) times[c].active = auto_units && columns[c].time;
   for (size_t c = 0; c < n; ++c) width[c] = columns[c].name.size();
+  detail::RowCache cache(memory);
   rows([&](std::span<const CellRef> row) {
+    cache.add(row);
     // Locals, not the closure's references: `right` is written through a char, which may alias
     // the vectors' pointers and n (so the write pass below does the same).
     const size_t filled = std::min(n, row.size());
@@ -602,7 +610,7 @@ Error render_streamed_refs(const Table& head, const std::function<void(const Row
   for (size_t k = 1; k <= n; ++k) {
     lead_bytes[k] = lead_bytes[k - 1] + (k > 1 ? 2 : 0) + width[k - 1];
   }
-  rows([&](std::span<const CellRef> row) {
+  auto write_row = [&](std::span<const CellRef> row) {
     // The writes below go through char pointers, which may alias anything: what the loops read
     // is held in locals first, or every cell would load the vectors' pointers (and n) again
     // through the closure.
@@ -718,7 +726,12 @@ Error render_streamed_refs(const Table& head, const std::function<void(const Row
       write(std::string_view(chunk.data(), used));
       used = 0;
     }
-  });
+  };
+  if (cache.on()) {
+    cache.replay(write_row);
+  } else {
+    rows(write_row);
+  }
   if (used > 0) write(std::string_view(chunk.data(), used));
   return Error();
 }

@@ -70,6 +70,7 @@ struct TraceReader::Impl {
   LoggedValue head;
   bool has_values = false;
   bool has_tensor_values = false;
+  size_t size = 0;  // the dump's bytes
 
   // What a join reads of the logged values.
   enum class Values { None, Places, Contents };
@@ -103,6 +104,7 @@ void count_payloads(const fb::Value* v, uint64_t& payloads, bool& tensors) {
 Error TraceReader::Impl::open(std::span<const uint8_t> data) {
   const std::string& path = skeleton.path;
   auto located = [&](const Error& e) { return e.with_context("%s", path.c_str()); };
+  size = data.size();
   if (Error e = detail::verify_etdump(data, &dump); !e.ok()) return located(e);
   detail::EventConverter converter(dump.origin);
   std::map<std::string, std::string> metadata;
@@ -201,6 +203,8 @@ TraceReader::BlockSummary TraceReader::block_summary(size_t b) const {
 }
 
 bool TraceReader::size_prefixed() const { return impl_->dump.size_prefixed; }
+
+size_t TraceReader::size() const { return impl_->size; }
 
 void TraceReader::join_block(size_t b, Trace& trace) {
   impl_->join(b, trace, true, Impl::Values::Contents, trace.values.size());

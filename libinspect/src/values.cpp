@@ -264,7 +264,12 @@ Error write_values_table(TraceReader& reader, const DebugBuffer& buffer,
       for (const TraceValue& v : trace.values) visit(maker.row(trace, v));
     });
   };
-  return render_streamed_refs(head, rows, format, options, write);
+  size_t expected = 0;  // a row per logged value (a list's tensors each have one: more)
+  for (size_t b = 0; b < trace.blocks.size(); ++b) {
+    if (blocks.empty() || blocks[b]) expected += reader.block_summary(b).debug_events;
+  }
+  return render_streamed_refs(head, rows, format, options, write,
+                              row_memory_for(reader.size() + buffer.size(), expected));
 }
 
 std::vector<Error> save_value_tensors(TraceReader& reader, const DebugBuffer& buffer,

@@ -23,8 +23,10 @@ class ReportStream {
   ReportStream(Format format, RenderOptions options, std::function<void(std::string_view)> write);
 
   /// Writes the next table: `head` (its rows ignored) with the rows `rows` gives, visited as
-  /// `render_streamed_refs` visits them. Errors: those of `render_streamed_refs`.
-  Error table(const Table& head, const std::function<void(const RowRefVisitor&)>& rows);
+  /// `render_streamed_refs` visits them, with `memory` for aligned text's rows. Errors: those of
+  /// `render_streamed_refs`.
+  Error table(const Table& head, const std::function<void(const RowRefVisitor&)>& rows,
+              RowMemory memory = {});
 
   /// Ends the report after its last table (JSON: closes the document, with the warnings of the
   /// options); call it once. The text written is then `render` of the tables given.

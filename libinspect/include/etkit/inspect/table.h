@@ -126,14 +126,30 @@ struct CellRef {
 /// Called once per row of `render_streamed_refs`; the row is only borrowed.
 using RowRefVisitor = std::function<void(std::span<const CellRef>)>;
 
+/// What aligned text may keep of a streamed table's rows between its two passes, so that the
+/// rows are made once (`render_streamed_refs`): up to `bytes` bytes of rows, kept compactly
+/// (about 50 bytes for a row of `values`). None by default: `rows` is then called twice.
+/// `expected_rows` (0: not known) is how many rows `rows` is expected to give: when the first
+/// rows show that they would not fit, the writer lets go of them at once rather than at `bytes`.
+struct RowMemory {
+  size_t bytes = 0;
+  size_t expected_rows = 0;
+};
+
+/// The memory the streamed writers of etdump-inspect (`write_values_table`, `write_compare`,
+/// `write_event_table`) give their rows: half of `input_bytes`, the bytes of the dumps and
+/// debug buffers they read, so that peak memory stays within about twice the input.
+RowMemory row_memory_for(size_t input_bytes, size_t expected_rows);
+
 /// Renders one table without holding its rows: `rows` calls its argument once per row, in
 /// order, and must give the same rows every time it is called; `write` receives the text in
 /// pieces. The text is byte for byte `render({t}, format, options)` with `t` being `head` (its
 /// rows ignored) holding those rows (for JSON a whole document, with `options.warnings`).
 /// JSON, CSV and TSV call `rows` once; aligned text twice, once to measure the columns (widths,
 /// and with automatic units the count of values per unit, which decides the median's unit
-/// exactly) and once to write. Several tables in one report: `ReportStream`
-/// (report_stream.h). Errors: none today, every format streams.
+/// exactly) and once to write, unless the rows fit in `memory` (`RowMemory`): they are then
+/// kept from the first pass and written from there, and `rows` is called once. Several tables
+/// in one report: `ReportStream` (report_stream.h). Errors: none today, every format streams.
 Error render_streamed(const Table& head, const std::function<void(const RowVisitor&)>& rows,
                       Format format, const RenderOptions& options,
                       const std::function<void(std::string_view)>& write);
@@ -142,6 +158,7 @@ Error render_streamed(const Table& head, const std::function<void(const RowVisit
 /// `render_streamed` go through it.
 Error render_streamed_refs(const Table& head, const std::function<void(const RowRefVisitor&)>& rows,
                            Format format, const RenderOptions& options,
-                           const std::function<void(std::string_view)>& write);
+                           const std::function<void(std::string_view)>& write,
+                           RowMemory memory = {});
 
 }  // namespace etkit::inspect

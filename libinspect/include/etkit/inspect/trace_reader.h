@@ -58,6 +58,8 @@ class TraceReader {
   BlockSummary block_summary(size_t b) const;
   /// Whether the dump is size-prefixed (ExecuTorch's framing), as `ETDump::size_prefixed`.
   bool size_prefixed() const;
+  /// The dump's size in bytes.
+  size_t size() const;
   /// Appends the events and values of block `b` to `trace` (made by `skeleton()`, possibly with
   /// events of other blocks, or cleared of them), and sets that block's `first_event` and
   /// `num_events`. Indices (`parent`) are into `trace.events` as it then is.
