@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cstring>
+#include <utility>
+
+#include <sys/mman.h>
 
 #include "text_sink.h"
 
@@ -12,7 +15,8 @@ namespace {
 // A cell's tag; `Above`: equal to the cell above it.
 enum Tag : uint8_t { kEmpty, kInt, kDouble, kText, kList, kAbove };
 
-constexpr size_t kFirstChunk = 4 << 10;  // so that small tables hold little
+constexpr size_t kPage = 4 << 10;
+constexpr size_t kFirstChunk = kPage;  // so that small tables hold little
 constexpr size_t kChunk = 1 << 20;
 // The rows after which the expected rows' bytes are projected.
 constexpr size_t kProjectAfter = 1024;
@@ -56,6 +60,33 @@ bool same_cell(const CellRef& a, const CellRef& b) {
 
 }  // namespace
 
+RowCache::Chunk::Chunk(size_t capacity) {
+  void* p = ::mmap(nullptr, capacity, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+  if (p == MAP_FAILED) return;
+  data_ = static_cast<uint8_t*>(p);
+  capacity_ = capacity;
+}
+
+RowCache::Chunk::Chunk(Chunk&& other) noexcept
+    : size(std::exchange(other.size, 0)),
+      data_(std::exchange(other.data_, nullptr)),
+      capacity_(std::exchange(other.capacity_, 0)) {}
+
+RowCache::Chunk& RowCache::Chunk::operator=(Chunk&& other) noexcept {
+  if (this != &other) {
+    this->~Chunk();
+    size = std::exchange(other.size, 0);
+    data_ = std::exchange(other.data_, nullptr);
+    capacity_ = std::exchange(other.capacity_, 0);
+  }
+  return *this;
+}
+
+RowCache::Chunk::~Chunk() {
+  if (data_ != nullptr) ::munmap(data_, capacity_);
+}
+
 RowCache::RowCache(RowMemory memory) : memory_(memory), on_(memory.bytes > 0) {}
 
 void RowCache::add(std::span<const CellRef> row) {
@@ -68,7 +99,7 @@ void RowCache::add(std::span<const CellRef> row) {
   if (!room(bound)) return;
   if (above_.size() < n) above_.resize(n);
   Chunk& chunk = chunks_.back();
-  uint8_t* const start = chunk.data.get() + chunk.size;
+  uint8_t* const start = chunk.data() + chunk.size;
   uint8_t* p = put_varint(start, n);
   CellRef* const above = above_.data();
   const size_t comparable = std::min(above_size_, n);
@@ -123,14 +154,20 @@ void RowCache::add(std::span<const CellRef> row) {
 }
 
 bool RowCache::room(size_t bound) {
-  if (!chunks_.empty() && chunks_.back().capacity - chunks_.back().size >= bound) return true;
-  size_t capacity = chunks_.empty() ? kFirstChunk : std::min(chunks_.back().capacity * 2, kChunk);
-  capacity = std::max(capacity, bound);
+  if (!chunks_.empty() && chunks_.back().capacity() - chunks_.back().size >= bound) return true;
+  size_t capacity =
+      chunks_.empty() ? kFirstChunk : std::min(chunks_.back().capacity() * 2, kChunk);
+  capacity = std::max(capacity, (bound + kPage - 1) / kPage * kPage);
   if (capacity > memory_.bytes - held_) {  // held_ <= memory_.bytes always
     drop();
     return false;
   }
-  chunks_.push_back({std::make_unique_for_overwrite<uint8_t[]>(capacity), 0, capacity});
+  Chunk chunk(capacity);
+  if (chunk.data() == nullptr) {  // no memory: the rows are made again instead
+    drop();
+    return false;
+  }
+  chunks_.push_back(std::move(chunk));
   held_ += capacity;
   return true;
 }
@@ -146,7 +183,7 @@ void RowCache::drop() {
 void RowCache::replay(const RowRefVisitor& visit) const {
   std::vector<CellRef> row;
   for (const Chunk& chunk : chunks_) {
-    const uint8_t* p = chunk.data.get();
+    const uint8_t* p = chunk.data();
     const uint8_t* const end = p + chunk.size;
     while (p < end) {
       const size_t n = get_varint(p);

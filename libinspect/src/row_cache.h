@@ -20,7 +20,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <memory>
 #include <span>
 #include <vector>
 
@@ -50,10 +49,22 @@ class RowCache {
   size_t bytes() const { return held_; }
 
  private:
-  struct Chunk {
-    std::unique_ptr<uint8_t[]> data;
-    size_t size = 0;      // bytes used
-    size_t capacity = 0;
+  // Memory mapped with its pages populated in one call: a page fault per 4 KiB of rows had
+  // cost more than the rows saved (`values` of 250k rows: 3,000 faults).
+  class Chunk {
+   public:
+    Chunk() = default;
+    explicit Chunk(size_t capacity);  // data() null when the memory could not be had
+    Chunk(Chunk&& other) noexcept;
+    Chunk& operator=(Chunk&& other) noexcept;
+    ~Chunk();
+    uint8_t* data() const { return data_; }
+    size_t capacity() const { return capacity_; }
+    size_t size = 0;  // bytes used
+
+   private:
+    uint8_t* data_ = nullptr;
+    size_t capacity_ = 0;
   };
   void drop();
   // Makes sure the last chunk has `bound` bytes free (a new chunk if not); false (and off) when
