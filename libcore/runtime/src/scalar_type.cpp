@@ -3,22 +3,16 @@
 namespace etkit {
 namespace {
 
-struct TypeInfo {
-  const char* name;
-  size_t size;
+// PyTorch's name of each type, indexed by wire value (sizes: kElementSizes in the header).
+constexpr const char* kNames[kNumScalarTypes] = {
+    "uint8",           "int8",           "int16",       "int32",         "int64",
+    "float16",         "float32",        "float64",     "complex32",     "complex64",
+    "complex128",      "bool",           "qint8",       "quint8",        "qint32",
+    "bfloat16",        "quint4x2",       "quint2x4",    "bits1x8",       "bits2x4",
+    "bits4x2",         "bits8",          "bits16",      "float8_e5m2",   "float8_e4m3fn",
+    "float8_e5m2fnuz", "float8_e4m3fnuz", "uint16",     "uint32",        "uint64",
 };
-
-// Indexed by wire value.
-constexpr TypeInfo kTypes[kNumScalarTypes] = {
-    {"uint8", 1},        {"int8", 1},           {"int16", 2},          {"int32", 4},
-    {"int64", 8},        {"float16", 2},        {"float32", 4},        {"float64", 8},
-    {"complex32", 4},    {"complex64", 8},      {"complex128", 16},    {"bool", 1},
-    {"qint8", 1},        {"quint8", 1},         {"qint32", 4},         {"bfloat16", 2},
-    {"quint4x2", 1},     {"quint2x4", 1},       {"bits1x8", 1},        {"bits2x4", 1},
-    {"bits4x2", 1},      {"bits8", 1},          {"bits16", 2},         {"float8_e5m2", 1},
-    {"float8_e4m3fn", 1}, {"float8_e5m2fnuz", 1}, {"float8_e4m3fnuz", 1}, {"uint16", 2},
-    {"uint32", 4},       {"uint64", 8},
-};
+static_assert(kNames[kNumScalarTypes - 1] != nullptr, "a name per scalar type");
 
 // Rank in the promotion lattice for the types etkit computes with; -1 = not handled.
 int promotion_rank(ScalarType t) {
@@ -39,16 +33,9 @@ int promotion_rank(ScalarType t) {
 
 }  // namespace
 
-bool is_valid_scalar_type(int value) { return value >= 0 && value < kNumScalarTypes; }
-
-size_t element_size(ScalarType type) {
-  int v = static_cast<int>(type);
-  return is_valid_scalar_type(v) ? kTypes[v].size : 0;
-}
-
 const char* scalar_type_name(ScalarType type) {
   int v = static_cast<int>(type);
-  return is_valid_scalar_type(v) ? kTypes[v].name : "invalid";
+  return is_valid_scalar_type(v) ? kNames[v] : "invalid";
 }
 
 bool is_floating_type(ScalarType type) {

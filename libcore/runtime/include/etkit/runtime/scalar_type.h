@@ -46,10 +46,27 @@ enum class ScalarType : int8_t {
 inline constexpr int kNumScalarTypes = 30;
 
 /// True if `value` names a scalar type.
-bool is_valid_scalar_type(int value);
+inline bool is_valid_scalar_type(int value) { return value >= 0 && value < kNumScalarTypes; }
+
+namespace detail {
+/// The bytes of an element of each type, indexed by wire value (inline: readers of dumps ask it
+/// for every logged tensor).
+inline constexpr uint8_t kElementSizes[kNumScalarTypes] = {
+    1, 1, 2, 4, 8, 2, 4, 8,  // uint8, int8, int16, int32, int64, float16, float32, float64
+    4, 8, 16, 1,             // complex32, complex64, complex128, bool
+    1, 1, 4, 2, 1, 1,        // qint8, quint8, qint32, bfloat16, quint4x2, quint2x4
+    1, 1, 1, 1, 2,           // bits1x8, bits2x4, bits4x2, bits8, bits16
+    1, 1, 1, 1,              // float8_e5m2, float8_e4m3fn, float8_e5m2fnuz, float8_e4m3fnuz
+    2, 4, 8,                 // uint16, uint32, uint64
+};
+static_assert(kElementSizes[kNumScalarTypes - 1] == 8, "a size per scalar type");
+}  // namespace detail
 
 /// Size of one element in bytes; 0 for an invalid type.
-size_t element_size(ScalarType type);
+inline size_t element_size(ScalarType type) {
+  const int v = static_cast<int>(type);
+  return is_valid_scalar_type(v) ? detail::kElementSizes[v] : 0;
+}
 
 /// PyTorch's name of the type: "float32", "int64", "bool", ...
 const char* scalar_type_name(ScalarType type);
