@@ -170,7 +170,8 @@ TraceReader::~TraceReader() = default;
 Result<TraceReader> TraceReader::open(const std::string& path) {
   auto impl = std::make_unique<Impl>();
   impl->skeleton.path = path;
-  Result<FileDataLoader> loader = FileDataLoader::open(path);
+  // Opening verifies every byte: the pages are read in by the open call, not fault by fault.
+  Result<FileDataLoader> loader = FileDataLoader::open(path, FileDataLoader::Pages::AllAtOpen);
   if (!loader.ok()) return loader.error().with_context("%s", path.c_str());
   impl->file.emplace(std::move(loader).get());
   ETKIT_TRY(impl->open(impl->file->data()));
@@ -281,7 +282,7 @@ void TraceReader::Impl::join(size_t b, Trace& trace, bool with_events, Values va
     put_value(trace, slot, b, value_index, d->chain_index(), d->instruction_id(),
               delegate_text(d->delegate_debug_id_int(), strings.get(d->delegate_debug_id_str()),
                             table),
-              strings.get(d->name()), head, joiner, contents ? Tensors::Kept : Tensors::Copied);
+              strings.get(d->name()), head, joiner, contents ? Tensors::Kept : Tensors::Default);
     for (size_t t = 0; contents && t < head.tensors.size(); ++t) {
       EventConverter::convert_tensor(v, t, &trace.values[first + t].tensor);
     }

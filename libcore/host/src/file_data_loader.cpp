@@ -11,7 +11,7 @@
 
 namespace etkit {
 
-Result<FileDataLoader> FileDataLoader::open(const std::string& path) {
+Result<FileDataLoader> FileDataLoader::open(const std::string& path, Pages pages) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     return Error(ErrorCode::AccessFailed, "cannot open: %s", std::strerror(errno));
@@ -32,7 +32,8 @@ Result<FileDataLoader> FileDataLoader::open(const std::string& path) {
     // mmap refuses empty files; an empty span is a valid (and invalid-program) input.
     return FileDataLoader(nullptr, 0, false);
   }
-  void* p = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+  const int populate = pages == Pages::AllAtOpen ? MAP_POPULATE : 0;
+  void* p = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE | populate, fd, 0);
   const int err = errno;
   ::close(fd);
   if (p == MAP_FAILED) {
