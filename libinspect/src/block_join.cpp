@@ -131,7 +131,7 @@ void put_value(Trace& trace, size_t& slot, size_t b, uint32_t& value_index, uint
       default: v.scalar = 0; break;
     }
     // Assigned, not replaced: the vectors of a reused value keep their capacity.
-    if (t < value.tensors.size()) {
+    if (t < value.tensors.size() && tensors != Tensors::Default) {
       if (tensors == Tensors::Copied) v.tensor = value.tensors[t];
     } else {
       v.tensor.dtype = TensorMeta().dtype;

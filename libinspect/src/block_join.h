@@ -142,8 +142,9 @@ class BlockJoiner {
 // vectors instead of allocating two per value; the caller drops what is left past `slot`.
 // `delegate_id` and `name` are interned in `trace.strings`. With `Tensors::Kept` the values'
 // `tensor` is not written (the caller converts into it); an empty list's value is given a
-// default one all the same.
-enum class Tensors { Copied, Kept };
+// default one all the same. With `Tensors::Default` every value's `tensor` is a default one
+// (places only), set in place.
+enum class Tensors { Copied, Kept, Default };
 void put_value(Trace& trace, size_t& slot, size_t b, uint32_t& value_index, uint64_t chain_index,
                int32_t instruction_id, std::string_view delegate_id, std::string_view name,
                const LoggedValue& value, const BlockJoiner& joiner,
