@@ -2,8 +2,11 @@
 
 // Helpers shared by the unit tests: where fixtures live, and loading programs from them.
 
+#include <unistd.h>
+
 #include <cstdint>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <string>
@@ -20,6 +23,21 @@ inline std::string fixture(const std::string& rel) {
 inline std::string test_data(const std::string& name) {
   return std::string(ETKIT_TEST_DATA_DIR) + "/" + name;
 }
+
+/// A new directory under /tmp, removed with what it holds when the object goes; `path` is empty
+/// when it could not be made.
+struct TempDir {
+  std::string path;
+  TempDir() {
+    char tmpl[] = "/tmp/etkit-test-XXXXXX";
+    if (::mkdtemp(tmpl) != nullptr) path = tmpl;
+  }
+  ~TempDir() {
+    if (!path.empty()) std::filesystem::remove_all(path);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+};
 
 /// Bytes of a file in 16-byte-aligned memory (as programs need); empty if unreadable.
 class AlignedBytes {

@@ -9,17 +9,14 @@
 #include <string>
 #include <vector>
 
+#include "test_support.h"
+
 namespace etkit {
 namespace {
 
-struct TempDir {
-  std::string path;
-  TempDir() {
-    char tmpl[] = "/tmp/etkit-loader-XXXXXX";
-    REQUIRE(::mkdtemp(tmpl) != nullptr);
-    path = tmpl;
-  }
-  ~TempDir() { std::filesystem::remove_all(path); }
+// A directory of the test's own, made or the test stops.
+struct TestDir : testing::TempDir {
+  TestDir() { REQUIRE(!path.empty()); }
 };
 
 void write_file(const std::string& path, const std::vector<uint8_t>& bytes) {
@@ -31,7 +28,7 @@ void write_file(const std::string& path, const std::vector<uint8_t>& bytes) {
 using Pages = FileDataLoader::Pages;
 
 TEST_CASE("file data loader: both ways of reading pages in give the file's bytes") {
-  TempDir dir;
+  TestDir dir;
   // Several pages and a partial one, every byte position distinct modulo 251.
   std::vector<uint8_t> bytes(5 * 4096 + 123);
   for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<uint8_t>(i % 251);
@@ -49,7 +46,7 @@ TEST_CASE("file data loader: both ways of reading pages in give the file's bytes
 }
 
 TEST_CASE("file data loader: empty files, directories and missing files") {
-  TempDir dir;
+  TestDir dir;
   const std::string empty = dir.path + "/empty.bin";
   write_file(empty, {});
   for (Pages pages : {Pages::OnFirstRead, Pages::AllAtOpen}) {

@@ -8,23 +8,20 @@
 #include <filesystem>
 #include <string>
 
+#include "test_support.h"
+
 namespace etkit {
 namespace {
 
-struct TempDir {
-  std::string path;
-  TempDir() {
-    char tmpl[] = "/tmp/etkit-file-util-XXXXXX";
-    REQUIRE(::mkdtemp(tmpl) != nullptr);
-    path = tmpl;
-  }
-  ~TempDir() { std::filesystem::remove_all(path); }
+// A directory of the test's own, made or the test stops.
+struct TestDir : testing::TempDir {
+  TestDir() { REQUIRE(!path.empty()); }
 };
 
 std::string message(const Error& e) { return std::string(e.message()); }
 
 TEST_CASE("file util: output paths are checked before anything is written") {
-  TempDir dir;
+  TestDir dir;
   CHECK(check_writable_file(dir.path + "/run.etdump").ok());
   CHECK(check_writable_directory(dir.path + "/out").ok());  // can be created
   CHECK(check_writable_directory(dir.path).ok());           // exists
