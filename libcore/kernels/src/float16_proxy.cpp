@@ -57,6 +57,13 @@ bool is_out_of(const EValue& ret, const Tensor* t) {
 Proxy* add_proxy(KernelContext& ctx, Proxies& proxies, Tensor* t, const EValue& ret,
                  size_t arg_index) {
   if (Proxy* p = proxies.find(t)) return p;
+  // The copy starts as the tensor's value, so its elements are read before the kernel's own
+  // checks run on the copy (a crafted program's tensor may have elements and no memory).
+  if (t->numel() > 0 && t->data() == nullptr) {
+    ctx.fail(ErrorCode::InvalidState, "argument %zu (%s) has %lld elements but no data",
+             arg_index, scalar_type_name(t->dtype()), static_cast<long long>(t->numel()));
+    return nullptr;
+  }
   if (proxies.count == kMaxProxies) {
     ctx.fail(ErrorCode::NotSupported, "more than %zu float16/bfloat16 tensors in one call",
              kMaxProxies);

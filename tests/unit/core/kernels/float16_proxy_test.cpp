@@ -151,6 +151,21 @@ TEST_CASE("float16 proxy: quantized embeddings, scatter_add, random fills") {
 }
 
 TEST_CASE("float16 proxy: errors") {
+  SUBCASE("a tensor with elements and no memory (a crafted program's) is refused, not read") {
+    auto a = make(H, {1, 3}, {1, 2, 3});
+    auto b = make(H, {3, 1}, {1, 1, 1});
+    auto out = zeros(H, {1, 1});
+    b.tensor().set_data(nullptr, 0);
+    check_error(Args().t(a).t(b).t(out).run("aten::mm.out"), ErrorCode::InvalidState,
+                "argument 1 (float16) has 3 elements but no data");
+    out.tensor().set_data(nullptr, 0);
+    auto c = make(BF, {1, 3}, {1, 2, 3});
+    auto d = make(BF, {3, 1}, {1, 1, 1});
+    auto bout = zeros(BF, {1, 1});
+    bout.tensor().set_data(nullptr, 0);
+    check_error(Args().t(c).t(d).t(bout).run("aten::mm.out"), ErrorCode::InvalidState,
+                "argument 2 (bfloat16) has 1 elements but no data");
+  }
   SUBCASE("a 16-bit dtype beside another floating dtype") {
     auto a = make(H, {1, 1}, {1});
     auto b = make(F, {1, 1}, {1});
