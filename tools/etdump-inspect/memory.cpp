@@ -5,7 +5,6 @@
 
 #include "etdump_inspect.h"
 #include "etkit/inspect/allocation_stats.h"
-#include "etkit/inspect/etdump.h"
 #include "etkit/tools/diagnostics.h"
 
 namespace etkit::tools {
@@ -21,12 +20,9 @@ Subcommand add_memory(CLI::App& app) {
       ->check(CLI::IsMember({"table", "json", "csv", "tsv"}));
   return {cmd, [options]() {
             const std::string& path = options->dumps[0];
-            Result<inspect::ETDump> dump = inspect::read_etdump_file(path);
-            if (!dump.ok()) return report(kEtdumpInspect, dump.error());
-            Result<std::vector<inspect::AllocatorStats>> stats = inspect::allocation_stats(*dump);
-            if (!stats.ok()) {
-              return report(kEtdumpInspect, stats.error().with_context("%s", path.c_str()));
-            }
+            Result<std::vector<inspect::AllocatorStats>> stats =
+                inspect::read_allocation_stats_file(path);
+            if (!stats.ok()) return report(kEtdumpInspect, stats.error());
             std::vector<std::string> warnings;
             if (stats->empty()) {
               warnings.push_back(path + ": no allocation events (the writer registered no "

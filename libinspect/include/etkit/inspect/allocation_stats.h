@@ -10,6 +10,7 @@
 // cannot read them, this can.
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,16 @@ struct AllocatorStats {
 /// appearance. Errors (`InvalidData`, naming the block index and event): an allocator id
 /// outside the block's allocator list (ids are 1-based). Sums saturate at 2^64-1.
 Result<std::vector<AllocatorStats>> allocation_stats(const ETDump& dump);
+
+/// `allocation_stats(read_etdump(bytes))` in one pass over the verified flatbuffer, without the
+/// owning model: every event is checked as `read_etdump` checks it, with its errors (which come
+/// before an allocator id's, as there), and only allocation events are read. What `memory`
+/// uses: on a dump of a million profile events the model took 9 times the dump's bytes.
+Result<std::vector<AllocatorStats>> read_allocation_stats(std::span<const uint8_t> bytes);
+
+/// The same for the dump at `path`, mapped; every message starts with "PATH: ", as
+/// `read_etdump_file`'s do.
+Result<std::vector<AllocatorStats>> read_allocation_stats_file(const std::string& path);
 
 /// The `memory` table: columns method, kind (load or execute), allocator, blocks, count, bytes,
 /// peak, largest.
