@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Every etdump-inspect subcommand through the real tool (issue #16, part 6: at least 5M events/s
-# and peak memory under twice the dump). Two dumps are made:
+# and peak memory under twice the dump). These inputs are made:
 #   - profile: the 1,000,000-event dump of bench_inspect.cpp (1,000 executions of 333
 #     instructions, profile events only, 40 MB), written by ETDUMP_WRITER via
 #     ETKIT_BENCH_INSPECT_DUMP;
@@ -10,7 +10,9 @@
 #   - tensors: values of a real size, for `values` and `compare` counted in elements: 200
 #     alternating sigmoids and relus over a float32 [256, 256] (a model description exported by
 #     model-export), 3 iterations with --log intermediates (603 tensors, 39.5M elements, 158 MB
-#     of debug buffer).
+#     of debug buffer);
+#   - db: the profile dump exported by this build into a SQLite database, for `query`
+#     (a GROUP BY over its million events, counted in events).
 # For each command it prints the best of ROUNDS runs of user + sys CPU seconds (and wall),
 # events per CPU second (the events of every dump read; for `values` and `compare` the logged
 # values, or on the tensors dump their elements), and peak RSS against the dumps read (each .etdump with its .debug.bin); standard output
@@ -25,6 +27,8 @@
 set -euo pipefail
 build=${1:?usage: inspect_tool.sh BUILD_DIR [BASELINE_DIR] [ROUNDS] [ITERATIONS]}
 baseline=${2:-}
+build=$(cd "$build" && pwd)  # absolute: the tools run in a folder of their own
+[[ -n $baseline ]] && baseline=$(cd "$baseline" && pwd)
 rounds=${3:-3}
 iterations=${4:-25}
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -52,10 +56,14 @@ PYEOF
 "$build/bin/trace-run" "$work/tensors.pte" -i random:1 --etdump "$work/tensors.etdump" \
   --log intermediates --iterations 3 --warmup 0 --debug-buffer-size 200M >/dev/null
 
+"$build/bin/etdump-inspect" export --format sqlite "$work/profile.etdump" -o "$work/profile.db" \
+  >/dev/null
+
 python3 - "$work" "$build" "$baseline" "$rounds" <<'PYEOF'
 import csv, io, os, re, subprocess, sys, time
 work, build, baseline, rounds = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
 P, V, T = f"{work}/profile.etdump", f"{work}/values.etdump", f"{work}/tensors.etdump"
+DB = f"{work}/profile.db"
 
 def count(dump, what):
     """Profile events (`show --format csv` rows) or logged values (`values --format csv`)."""
@@ -78,6 +86,7 @@ def elements(dump):
     return sum(int(row["numel"] or 0) for row in csv.DictReader(io.StringIO(out)))
 
 events = {P: count(P, "events"), V: count(V, "events")}
+events[DB] = events[P]
 values = {V: count(V, "values"), T: elements(T)}
 print(f"profile dump: {events[P]:,} events, {size(P):,} bytes; values dump: {events[V]:,} "
       f"events, {values[V]:,} values, {size(V):,} bytes with its debug buffer; tensors dump: "
@@ -93,7 +102,12 @@ commands = [
     ("export --format folded", ["export", "--format", "folded", P, "-o", "{out}"], [P], "events"),
     ("diff A A", ["diff", P, P], [P, P], "events"),
     ("info", ["info", P], [P], "events"),
+    ("memory", ["memory", P], [P], "events"),
+    ("export --format sqlite", ["export", "--format", "sqlite", P, "-o", "{out}"], [P], "events"),
+    ("query (GROUP BY name)", ["query", DB, "SELECT name, count(*), sum(duration_ns) FROM events "
+                               "GROUP BY name"], [DB], "events"),
     ("show (values dump)", ["show", V], [V], "events"),
+    ("memory (values dump)", ["memory", V], [V], "events"),
     ("values", ["values", V], [V], "values"),
     ("compare A A", ["compare", V, V], [V, V], "values"),
     ("values (tensors)", ["values", T], [T], "values"),
@@ -110,13 +124,18 @@ def run(build_dir, args, out, keep=False):
     in microseconds (time's own 10 ms steps once read a run as 0 s). Peak RSS comes from
     /usr/bin/time: the tool's rusage here would carry this script's peak from before its exec."""
     env = dict(os.environ, LD_LIBRARY_PATH=f"{build_dir}/lib")
-    args = [a.replace("{out}", out) for a in args]
+    # Run in OUT's folder with {out} as its bare name, so that both builds print the same text
+    # for it (export --format sqlite names its database).
+    args = [a.replace("{out}", os.path.basename(out)) for a in args]
     stats = f"{work}/time.txt"
+    if os.path.exists(out):
+        os.remove(out)  # a SQLite export adds to a database it finds: each run starts afresh
     with open(out + ".stdout" if keep else os.devnull, "wb") as stdout:
         start = time.monotonic()
         child = subprocess.Popen(["/usr/bin/time", "-o", stats, "-f", "%x %M",
                                   f"{build_dir}/bin/etdump-inspect"] + args, env=env,
-                                 stdout=stdout, stderr=subprocess.DEVNULL)
+                                 stdout=stdout, stderr=subprocess.DEVNULL,
+                                 cwd=os.path.dirname(out))
         _, _, usage = os.wait4(child.pid, 0)
         wall = time.monotonic() - start
     rc, rss_kb = open(stats).read().split()[-2:]
@@ -124,6 +143,8 @@ def run(build_dir, args, out, keep=False):
     return int(rc), cpu, wall, int(rss_kb) * 1024
 
 builds = [("base", baseline), ("this", build)] if baseline else [("this", build)]
+for name, _ in builds:
+    os.makedirs(f"{work}/{name}", exist_ok=True)
 print(f"{'command':24} {'cpu s':>7} {'wall s':>7} {'M/s':>6} {'rss/dump':>8}"
       + (f" {'base cpu':>8} {'base M/s':>8} {'base rss':>8} {'speedup':>7}" if baseline else ""))
 only = os.environ.get("ONLY")  # a regular expression: only the commands whose label matches
@@ -135,7 +156,7 @@ for label, args, dumps, what in commands:
     best = {}
     for _ in range(rounds):
         for name, b in builds:
-            out = f"{work}/{name}.out"
+            out = f"{work}/{name}/out"
             rc, cpu, wall, rss = run(b, args, out)
             prev = best.get(name)
             if prev is None or cpu < prev[0]:
@@ -146,8 +167,8 @@ for label, args, dumps, what in commands:
         bcpu, _, brss, brc = best["base"]
         line += f" {bcpu:8.3f} {n / bcpu / 1e6:8.2f} {brss / data:8.2f} {bcpu / cpu:6.2f}x"
         for name, b in builds:  # once more each, keeping the output
-            run(b, args, f"{work}/{name}.out", keep=True)
-        same = [subprocess.run(["cmp", "-s", f"{work}/base.out{s}", f"{work}/this.out{s}"]
+            run(b, args, f"{work}/{name}/out", keep=True)
+        same = [subprocess.run(["cmp", "-s", f"{work}/base/out{s}", f"{work}/this/out{s}"]
                                ).returncode == 0
                 for s in ([".stdout", ""] if "{out}" in args else [".stdout"])]
         if not all(same) or rc != brc:
