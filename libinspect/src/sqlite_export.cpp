@@ -256,8 +256,11 @@ SqliteWriter::~SqliteWriter() = default;
 
 Result<SqliteWriter> SqliteWriter::open(const std::string& path) {
   auto impl = std::make_unique<Impl>();
+  // NOMUTEX: a writer is used by one thread at a time (the export's one writer), so SQLite's
+  // lock around every call on the connection is not needed (3% of perf's samples of an export).
   ETKIT_ASSIGN_OR_RETURN(impl->db, sqlite::Db::open(path, SQLITE_OPEN_READWRITE |
-                                                               SQLITE_OPEN_CREATE));
+                                                               SQLITE_OPEN_CREATE |
+                                                               SQLITE_OPEN_NOMUTEX));
   sqlite::Db& db = impl->db;
   // Reading the schema is the first access: a file that is not a database fails here.
   Result<sqlite::Stmt> prepared = sqlite::Stmt::prepare(db, "SELECT count(*) FROM sqlite_master");
