@@ -197,29 +197,15 @@ TEST_CASE("allocation stats: the flatbuffer's reading agrees with the model's on
                            "real/generated/bench_profile_1k.etdump"}) {
     dumps.push_back(test::read_fixture(name));
   }
-  uint64_t state = 0x9e3779b97f4a7c15ull;
-  const auto next = [&state] {
-    state = state * 6364136223846793005ull + 1442695040888963407ull;
-    return static_cast<uint32_t>(state >> 33);
-  };
   size_t cases = 0;
   size_t read = 0;
+  uint64_t seed = 0x9e3779b97f4a7c15ull;
   for (const std::vector<uint8_t>& bytes : dumps) {
     CHECK(same_both_ways(bytes));
     same_both_ways(std::span<const uint8_t>(bytes).subspan(4));  // without the size prefix
-    for (size_t k = 1; k < 16; ++k) {
-      ++cases;
-      read += same_both_ways(std::span<const uint8_t>(bytes).first(bytes.size() * k / 16));
-    }
-    for (int i = 0; i < 200; ++i) {
-      std::vector<uint8_t> flipped = bytes;
-      const uint32_t flips = 1 + next() % 3;
-      for (uint32_t f = 0; f < flips; ++f) {
-        flipped[12 + next() % (flipped.size() - 12)] = static_cast<uint8_t>(next() >> 8);
-      }
-      ++cases;
-      read += same_both_ways(flipped);
-    }
+    cases += test::for_each_damaged_copy(bytes, seed++, 200, [&](std::span<const uint8_t> copy) {
+      read += same_both_ways(copy);
+    });
   }
   MESSAGE("damaged copies: " << cases << ", of which read: " << read);
   CHECK(read > 0);           // some damage leaves a dump that reads...

@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -54,6 +55,32 @@ inline std::vector<uint8_t> finish_dump(
     b.Finish(root, "ED00");
   }
   return std::vector<uint8_t>(b.GetBufferPointer(), b.GetBufferPointer() + b.GetSize());
+}
+
+/// Calls `visit(std::span<const uint8_t>)` with damaged copies of `bytes`: cut at each sixteenth
+/// (15 copies), then `flipped` copies with 1 to 3 bytes past the 12th (the framing) set at random,
+/// from a deterministic LCG seeded with `seed`. Returns the number of copies.
+template <typename Visit>
+size_t for_each_damaged_copy(const std::vector<uint8_t>& bytes, uint64_t seed, int flipped,
+                             Visit visit) {
+  size_t copies = 0;
+  for (size_t k = 1; k < 16; ++k, ++copies) {
+    visit(std::span<const uint8_t>(bytes).first(bytes.size() * k / 16));
+  }
+  uint64_t state = seed;
+  const auto next = [&state] {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    return static_cast<uint32_t>(state >> 33);
+  };
+  for (int i = 0; i < flipped && bytes.size() > 12; ++i, ++copies) {
+    std::vector<uint8_t> copy = bytes;
+    const uint32_t flips = 1 + next() % 3;
+    for (uint32_t f = 0; f < flips; ++f) {
+      copy[12 + next() % (copy.size() - 12)] = static_cast<uint8_t>(next() >> 8);
+    }
+    visit(std::span<const uint8_t>(copy));
+  }
+  return copies;
 }
 
 }  // namespace etkit::inspect::test

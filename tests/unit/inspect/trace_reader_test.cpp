@@ -194,31 +194,16 @@ TEST_CASE("trace reader: TraceReader joins as read_etdump + build_trace do, erro
       "real/generated/np-const-methods.intermediate.etdump",
       "real/generated/rs-datamap-external.x3.intermediate.etdump",
   };
-  uint64_t state = 0x2545f4914f6cdd1dull;
-  const auto next = [&state] {
-    state = state * 6364136223846793005ull + 1442695040888963407ull;
-    return static_cast<uint32_t>(state >> 33);
-  };
   size_t cases = 0;
   size_t read = 0;
+  uint64_t seed = 0x2545f4914f6cdd1dull;
   for (const char* name : fixtures) {
     const std::vector<uint8_t> bytes = test::read_fixture(name);
     CHECK(compare_paths(bytes));
-    // Both framings, truncation at every 1/16, and flipped bytes.
-    compare_paths(std::span<const uint8_t>(bytes).subspan(4));
-    for (size_t k = 1; k < 16; ++k) {
-      ++cases;
-      read += compare_paths(std::span<const uint8_t>(bytes).first(bytes.size() * k / 16)) ? 1 : 0;
-    }
-    for (int i = 0; i < 150; ++i) {
-      std::vector<uint8_t> flipped = bytes;
-      const uint32_t flips = 1 + next() % 3;
-      for (uint32_t f = 0; f < flips; ++f) {
-        flipped[12 + next() % (flipped.size() - 12)] = static_cast<uint8_t>(next() >> 8);
-      }
-      ++cases;
-      read += compare_paths(flipped) ? 1 : 0;
-    }
+    compare_paths(std::span<const uint8_t>(bytes).subspan(4));  // both framings
+    cases += test::for_each_damaged_copy(bytes, seed++, 150, [&](std::span<const uint8_t> copy) {
+      read += compare_paths(copy) ? 1 : 0;
+    });
   }
   MESSAGE("damaged copies: " << cases << ", of which read: " << read);
   // A misaligned copy is read as well (copied to aligned storage).
