@@ -97,34 +97,25 @@ struct SqliteWriter::Impl {
   }
 
   Error write(const DumpRecord& dump, int64_t id, InsertCounts& counts);
+
+ private:
+  // What the rows of one dump add up to over the calls of `write_rows`.
+  struct Totals {
+    int64_t events = 0;
+    int64_t values = 0;
+    std::map<std::string, std::pair<int64_t, double>> devices;  // events and total ns
+  };
+  // The rows of blocks [from, to) of `t` (their event counts as `t` has them joined).
+  Error write_blocks(const Trace& t, size_t from, size_t to, int64_t id);
+  // The rows of the events and logged values `t` holds: every block of the dump, or one.
+  Error write_rows(const DumpRecord& dump, const Trace& t, int64_t id, Totals& totals);
 };
 
 Error SqliteWriter::Impl::write(const DumpRecord& dump, int64_t id, InsertCounts& counts) {
-  const Trace& trace = *dump.trace;
-  const DebugBuffer empty;
-  const DebugBuffer& buffer = dump.buffer != nullptr ? *dump.buffer : empty;
-  const Table values = values_table(trace, buffer, {}, dump.map);
-
-  int64_t warmups = 0;
-  for (const TraceBlock& b : trace.blocks) warmups += b.warmup ? 1 : 0;
-  sqlite::Stmt& d = add_dump;
-  d.bind(1, std::string_view(trace.path));
-  d.bind(2, std::string_view(dump.hash));
-  auto writer = trace.metadata.find(std::string(metadata_key::kWriter));
-  bind_text_or_null(d, 3, writer == trace.metadata.end() ? "" : writer->second);
-  auto clock = trace.metadata.find(std::string(metadata_key::kClock));
-  bind_text_or_null(d, 4, clock == trace.metadata.end() ? "" : clock->second);
-  d.bind(5, trace.ticks_per_second);
-  d.bind(6, int64_t{trace.ticks_recorded ? 1 : 0});
-  d.bind(7, static_cast<int64_t>(trace.dropped_events));
-  d.bind(8, static_cast<int64_t>(trace.dropped_payloads));
-  d.bind(9, int64_t{trace.interrupted ? 1 : 0});
-  d.bind(10, warmups);
-  d.bind(11, static_cast<int64_t>(trace.blocks.size()));
-  d.bind(12, static_cast<int64_t>(trace.events.size()));
-  d.bind(13, static_cast<int64_t>(values.rows.size()));
-  d.bind(14, id);
-  ETKIT_TRY(d.run());
+  // The dump's own facts (path, metadata, blocks) from the joined trace or the reader's skeleton.
+  Trace skeleton;
+  if (dump.trace == nullptr) skeleton = dump.reader->skeleton();
+  const Trace& head = dump.trace != nullptr ? *dump.trace : skeleton;
 
   for (const DumpTag& t : dump.tags) {
     add_tag.bind(1, id);
@@ -132,8 +123,59 @@ Error SqliteWriter::Impl::write(const DumpRecord& dump, int64_t id, InsertCounts
     add_tag.bind(3, std::string_view(t.value));
     ETKIT_TRY(add_tag.run());
   }
-  for (size_t b = 0; b < trace.blocks.size(); ++b) {
-    const TraceBlock& block = trace.blocks[b];
+  Totals totals;
+  if (dump.trace != nullptr) {
+    ETKIT_TRY(write_blocks(head, 0, head.blocks.size(), id));
+    ETKIT_TRY(write_rows(dump, head, id, totals));
+  } else {
+    Trace block = skeleton;
+    for (size_t b = 0; b < skeleton.blocks.size(); ++b) {
+      dump.reader->rejoin_block(b, block);
+      ETKIT_TRY(write_blocks(block, b, b + 1, id));
+      ETKIT_TRY(write_rows(dump, block, id, totals));
+      // The block's pages are read: give them back (a reader over a file; else no effect), so
+      // that a dump's resident bytes are a block's, beside SQLite's page cache.
+      dump.reader->release_pages();
+    }
+  }
+
+  // The dump's row last: its counts are the rows written.
+  int64_t warmups = 0;
+  for (const TraceBlock& b : head.blocks) warmups += b.warmup ? 1 : 0;
+  sqlite::Stmt& d = add_dump;
+  d.bind(1, std::string_view(head.path));
+  d.bind(2, std::string_view(dump.hash));
+  auto writer = head.metadata.find(std::string(metadata_key::kWriter));
+  bind_text_or_null(d, 3, writer == head.metadata.end() ? "" : writer->second);
+  auto clock = head.metadata.find(std::string(metadata_key::kClock));
+  bind_text_or_null(d, 4, clock == head.metadata.end() ? "" : clock->second);
+  d.bind(5, head.ticks_per_second);
+  d.bind(6, int64_t{head.ticks_recorded ? 1 : 0});
+  d.bind(7, static_cast<int64_t>(head.dropped_events));
+  d.bind(8, static_cast<int64_t>(head.dropped_payloads));
+  d.bind(9, int64_t{head.interrupted ? 1 : 0});
+  d.bind(10, warmups);
+  d.bind(11, static_cast<int64_t>(head.blocks.size()));
+  d.bind(12, totals.events);
+  d.bind(13, totals.values);
+  d.bind(14, id);
+  ETKIT_TRY(d.run());
+
+  for (const auto& [name, stat] : totals.devices) {
+    add_device.bind(1, id);
+    add_device.bind(2, std::string_view(name));
+    add_device.bind(3, stat.first);
+    add_device.bind(4, stat.second);
+    ETKIT_TRY(add_device.run());
+  }
+  counts.events = static_cast<uint64_t>(totals.events);
+  counts.values = static_cast<uint64_t>(totals.values);
+  return Error();
+}
+
+Error SqliteWriter::Impl::write_blocks(const Trace& t, size_t from, size_t to, int64_t id) {
+  for (size_t b = from; b < to; ++b) {
+    const TraceBlock& block = t.blocks[b];
     add_block.bind(1, id);
     add_block.bind(2, static_cast<int64_t>(b));
     add_block.bind(3, std::string_view(block.name));
@@ -144,12 +186,19 @@ Error SqliteWriter::Impl::write(const DumpRecord& dump, int64_t id, InsertCounts
     add_block.bind(8, static_cast<int64_t>(block.num_events));
     ETKIT_TRY(add_block.run());
   }
+  return Error();
+}
+
+Error SqliteWriter::Impl::write_rows(const DumpRecord& dump, const Trace& trace, int64_t id,
+                                     Totals& totals) {
+  const DebugBuffer empty;
+  const DebugBuffer& buffer = dump.buffer != nullptr ? *dump.buffer : empty;
+  const Table values = values_table(trace, buffer, {}, dump.map);
 
   // Event ids by trace index (for parents), the first (outermost) event of each block's
   // instruction (for values), and the devices' totals.
   std::vector<int64_t> event_ids(trace.events.size(), 0);
   std::map<std::pair<uint32_t, int32_t>, int64_t> instruction_event;
-  std::map<std::string, std::pair<int64_t, double>> devices;
   for (size_t i = 0; i < trace.events.size(); ++i) {
     const TraceEvent& e = trace.events[i];
     sqlite::Stmt& s = add_event;
@@ -183,12 +232,12 @@ Error SqliteWriter::Impl::write(const DumpRecord& dump, int64_t id, InsertCounts
       instruction_event.emplace(std::make_pair(e.block, e.instruction), event_ids[i]);
     }
     if (e.device) {
-      auto& [n, total] = devices[std::string(device)];
+      auto& [n, total] = totals.devices[std::string(device)];
       n += 1;
       total += e.duration_ns;
     }
   }
-  counts.events = trace.events.size();
+  totals.events += static_cast<int64_t>(trace.events.size());
 
   // The values table's columns by name (values.h), so the statistics are its own.
   // A column the table lacks (handles, without a map) reads as an empty cell.
@@ -237,15 +286,7 @@ Error SqliteWriter::Impl::write(const DumpRecord& dump, int64_t id, InsertCounts
     bind_cell(s, 21, row(c_status));
     ETKIT_TRY(s.run());
   }
-  counts.values = values.rows.size();
-
-  for (const auto& [name, stat] : devices) {
-    add_device.bind(1, id);
-    add_device.bind(2, std::string_view(name));
-    add_device.bind(3, stat.first);
-    add_device.bind(4, stat.second);
-    ETKIT_TRY(add_device.run());
-  }
+  totals.values += static_cast<int64_t>(values.rows.size());
   return Error();
 }
 

@@ -178,6 +178,14 @@ Result<TraceReader> TraceReader::open(const std::string& path) {
   return TraceReader(std::move(impl));
 }
 
+Result<TraceReader> TraceReader::over_file(FileDataLoader file, const std::string& path) {
+  auto impl = std::make_unique<Impl>();
+  impl->skeleton.path = path;
+  impl->file.emplace(std::move(file));
+  ETKIT_TRY(impl->open(impl->file->data()));
+  return TraceReader(std::move(impl));
+}
+
 Result<TraceReader> TraceReader::from_bytes(std::vector<uint8_t> bytes, const std::string& path) {
   auto impl = std::make_unique<Impl>();
   impl->skeleton.path = path;

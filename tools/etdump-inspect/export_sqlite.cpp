@@ -2,7 +2,8 @@
 // database (schema: etkit/inspect/sqlite_export.h, formats/sqlite.md). Up to --jobs dumps are
 // parsed in parallel while this thread, the one writer, inserts the previous ones in order, one
 // transaction per dump; at most two windows of --jobs dumps are in memory, whatever their
-// number. A dump that cannot be read or parsed is reported, naming the file, and skipped; the
+// number. Parsing verifies and hashes a dump; the writer joins it a block at a time (unless
+// --program or --debug-map names its operators, which joins it whole while parsing). A dump that cannot be read or parsed is reported, naming the file, and skipped; the
 // others go on, and the exit code says some were skipped. SIGINT or SIGTERM stops the batch
 // between two dumps: every dump written so far is whole, the summary says how far it got, and
 // the exit status is 130.
@@ -65,7 +66,10 @@ struct Parsed {
   std::string hash;
   Error error;           // it could not be read, parsed or named: skipped
   bool present = false;  // its hash was in the database before this export
+  // Joined whole when its operators are named (--program, --debug-map); else its reader, over
+  // the mapped file, for the writer to join a block at a time.
   std::optional<inspect::Trace> trace;
+  std::optional<inspect::TraceReader> reader;
   std::optional<inspect::DebugBuffer> buffer;  // the debug buffer beside it, when there is one
 };
 
@@ -98,6 +102,17 @@ void parse(const Shared& shared, Parsed& out) {
   if (!shared.options->replace && shared.existing->count(out.hash) != 0) {
     out.present = true;
     out.buffer.reset();
+    return;
+  }
+  if (shared.program == nullptr && shared.map == nullptr) {
+    // The reader owns the mapping, and gives each block's pages back once written.
+    Result<inspect::TraceReader> reader =
+        inspect::TraceReader::over_file(std::move(file).get(), out.path);
+    if (!reader.ok()) {
+      out.error = reader.error();
+      return;
+    }
+    out.reader.emplace(std::move(reader).get());
     return;
   }
   Result<inspect::TraceReader> reader = inspect::TraceReader::over(file->data(), out.path);
@@ -202,9 +217,12 @@ int run_export_sqlite(const ExportOptions& options) {
         continue;
       }
       if (!p.present) {
-        for (const std::string& w : dump_warnings(*p.trace)) print_warning(kEtdumpInspect, w);
+        for (const std::string& w : dump_warnings(p.trace ? *p.trace : p.reader->skeleton())) {
+          print_warning(kEtdumpInspect, w);
+        }
         inspect::DumpRecord record;
-        record.trace = &*p.trace;
+        record.trace = p.trace ? &*p.trace : nullptr;
+        record.reader = p.reader ? &*p.reader : nullptr;
         record.hash = p.hash;
         record.buffer = p.buffer ? &*p.buffer : nullptr;
         record.map = shared.map;
@@ -227,6 +245,7 @@ int run_export_sqlite(const ExportOptions& options) {
         ++present;
       }
       p.trace.reset();
+      p.reader.reset();
       p.buffer.reset();
     }
     if (ahead.joinable()) ahead.join();

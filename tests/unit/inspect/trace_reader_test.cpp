@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "inspect_test_util.h"
+#include "test_support.h"
 #include "trace_test_dumps.h"
 
 namespace etkit::inspect {
@@ -245,6 +246,28 @@ TEST_CASE("trace reader: TraceReader reads a file and stdin bytes, and names the
   check_same(file->join_all(), a);
   memory->release_pages();
   check_same(memory->join_all(), b);
+  // A mapping opened by the caller (who read it first), then owned by the reader: the same
+  // trace, pages given back and read again, the path in errors.
+  Result<FileDataLoader> loader = FileDataLoader::open(path);
+  REQUIRE(loader.ok());
+  Result<TraceReader> owned = TraceReader::over_file(std::move(loader).get(), path);
+  REQUIRE(owned.ok());
+  check_same(owned->join_all(), a);
+  owned->release_pages();
+  check_same(owned->join_all(), a);
+  etkit::testing::TempDir dir;
+  REQUIRE_FALSE(dir.path.empty());
+  const std::string cut = dir.path + "/cut.etdump";
+  {
+    const std::vector<uint8_t> bytes = test::read_fixture("real/etdump/et-tutorial-cnn.etdp");
+    std::ofstream out(cut, std::ios::binary);
+    out.write(reinterpret_cast<const char*>(bytes.data()), 20);
+  }
+  Result<FileDataLoader> short_file = FileDataLoader::open(cut);
+  REQUIRE(short_file.ok());
+  Result<TraceReader> refused = TraceReader::over_file(std::move(short_file).get(), cut);
+  REQUIRE_FALSE(refused.ok());
+  CHECK(std::string(refused.error().message()).rfind(cut + ": ", 0) == 0);
 }
 
 }  // namespace

@@ -22,6 +22,7 @@
 #include "etkit/inspect/debug_buffer.h"
 #include "etkit/inspect/debug_map.h"
 #include "etkit/inspect/trace.h"
+#include "etkit/inspect/trace_reader.h"
 
 namespace etkit::inspect {
 
@@ -130,11 +131,15 @@ Result<DumpTag> parse_dump_tag(std::string_view text);
 /// What `SqliteWriter::insert` did with a dump.
 enum class InsertOutcome { Added, Replaced, AlreadyPresent };
 
-/// One dump to insert: the joined trace (with its operators named), the content hash of the
-/// file's bytes, and optionally the payloads of its logged values and the debug map its events
-/// are joined through. Borrowed for the call only.
+/// One dump to insert: the joined trace (with its operators named) or the reader to join it
+/// from, the content hash of the file's bytes, and optionally the payloads of its logged values
+/// and the debug map its events are joined through. Borrowed for the call only.
 struct DumpRecord {
   const Trace* trace = nullptr;
+  /// When `trace` is null: the dump, joined one block at a time (`rejoin_block`) as it is
+  /// written, so that a dump takes its mapped bytes and one block in memory instead of its whole
+  /// joined trace (about 3 times its size). The rows are the same either way.
+  TraceReader* reader = nullptr;
   std::string hash;  ///< `content_hash` of the dump's bytes and its debug buffer's.
   const DebugBuffer* buffer = nullptr;  ///< null: values get no statistics.
   const DebugMap* map = nullptr;        ///< null: no debug handles.

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "etkit/host/file_data_loader.h"
 #include "etkit/runtime/result.h"
 #include "etkit/inspect/trace.h"
 
@@ -29,6 +30,10 @@ class TraceReader {
   static Result<TraceReader> from_bytes(std::vector<uint8_t> bytes, const std::string& path);
   /// The same without a copy: `bytes` must outlive the reader.
   static Result<TraceReader> over(std::span<const uint8_t> bytes, const std::string& path);
+  /// Opens the dump `file` maps (named `path` in messages), which the reader then owns, so that
+  /// `release_pages` gives its pages back: for a caller that read the file's bytes first (the
+  /// SQLite export hashes them).
+  static Result<TraceReader> over_file(FileDataLoader file, const std::string& path);
 
   TraceReader(TraceReader&&) noexcept;
   TraceReader& operator=(TraceReader&&) noexcept;
