@@ -1,13 +1,15 @@
 // Fuzzes the ETDump reader and what etdump-inspect's subcommands do with a dump: the joined
 // trace, the event table (show), the Chrome trace (export), values with the debug-buffer join
 // (values; the input's own bytes serve as its debug buffer, so payload offsets land on data),
-// statistics read block by block (stats), every printer of the tables, and the streamed
-// writers of show, values, export, diff, compare and report (its JSON island).
+// statistics read block by block (stats), the allocation table read from the flatbuffer
+// (memory), every printer of the tables, and the streamed writers of show, values, export,
+// diff, compare and report (its JSON island).
 
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "etkit/inspect/allocation_stats.h"
 #include "etkit/inspect/chrome_trace.h"
 #include "etkit/inspect/compare.h"
 #include "etkit/inspect/debug_buffer.h"
@@ -25,6 +27,11 @@ using namespace etkit::inspect;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const etkit::fuzz::AlignedInput input(data, size);
+  // memory's reading, which needs no valid tick rate or spans: before the reader's checks.
+  if (auto stats = read_allocation_stats(input.span()); stats.ok()) {
+    render({allocation_table(*stats, "fuzz")}, Format::Table, RenderOptions(),
+           [](std::string_view) {});
+  }
   etkit::Result<TraceReader> reader = TraceReader::over(input.span(), "fuzz.etdump");
   if (!reader.ok()) return 0;
   const Trace trace = reader->join_all();
