@@ -168,14 +168,10 @@ TraceReader& TraceReader::operator=(TraceReader&&) noexcept = default;
 TraceReader::~TraceReader() = default;
 
 Result<TraceReader> TraceReader::open(const std::string& path) {
-  auto impl = std::make_unique<Impl>();
-  impl->skeleton.path = path;
   // Opening verifies every byte: the pages are read in by the open call, not fault by fault.
   Result<FileDataLoader> loader = FileDataLoader::open(path, FileDataLoader::Pages::AllAtOpen);
   if (!loader.ok()) return loader.error().with_context("%s", path.c_str());
-  impl->file.emplace(std::move(loader).get());
-  ETKIT_TRY(impl->open(impl->file->data()));
-  return TraceReader(std::move(impl));
+  return over_file(std::move(loader).get(), path);
 }
 
 Result<TraceReader> TraceReader::over_file(FileDataLoader file, const std::string& path) {
