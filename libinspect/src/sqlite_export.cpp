@@ -27,6 +27,15 @@ void bind_text_or_null(sqlite::Stmt& s, int i, std::string_view text) {
   }
 }
 
+// As bind_text_or_null, for a text that outlives the statement's run (`bind_unowned`).
+void bind_unowned_or_null(sqlite::Stmt& s, int i, std::string_view text) {
+  if (text.empty()) {
+    s.bind_null(i);
+  } else {
+    s.bind_unowned(i, text);
+  }
+}
+
 // A cell of the values table (values.h) into a column: the one convention for value
 // statistics, so the database reads as `etdump-inspect values` prints.
 void bind_cell(sqlite::Stmt& s, int i, const Cell& cell) {
@@ -205,9 +214,10 @@ Error SqliteWriter::Impl::write_rows(const DumpRecord& dump, const Trace& trace,
     s.bind(1, id);
     s.bind(2, static_cast<int64_t>(e.block));
     s.bind(3, static_cast<int64_t>(e.index));
-    s.bind(4, e.name);
-    bind_text_or_null(s, 5, e.op);
-    bind_text_or_null(s, 6, e.delegate_id);
+    // The trace's texts live until its next block is joined, past this row's run.
+    s.bind_unowned(4, e.name);
+    bind_unowned_or_null(s, 5, e.op);
+    bind_unowned_or_null(s, 6, e.delegate_id);
     if (dump.map != nullptr) {
       bind_text_or_null(s, 7, handles_text(event_debug_handles(trace, e, *dump.map)));
     }
@@ -221,7 +231,7 @@ Error SqliteWriter::Impl::write_rows(const DumpRecord& dump, const Trace& trace,
     s.bind(11, static_cast<int64_t>(e.depth));
     s.bind(12, int64_t{e.delegate ? 1 : 0});
     const std::string_view device = event_device(e);
-    bind_text_or_null(s, 13, device);
+    bind_unowned_or_null(s, 13, device);
     s.bind(14, e.start_ns);
     s.bind(15, e.start_ns + e.duration_ns);
     s.bind(16, e.duration_ns);
