@@ -163,32 +163,20 @@ class StreamedSide {
         g = before[k];
       } else {
         auto [it, added] = index_.try_emplace(key, static_cast<uint32_t>(groups_.size()));
-        if (added) groups_.push_back({key, std::string(e.name), {}, 0});
+        if (added) groups_.push_back({key, std::string(e.name), {}});
         g = it->second;
       }
       current_.push_back(g);
-      Group& group = groups_[g];
-      ++group.count;
-      sample_group_.push_back(g);
-      sample_duration_.push_back(e.duration_ns);
-      if (group.op.empty() && !e.op.empty()) group.op = std::string(e.op);
+      Samples& samples = groups_[g].samples;
+      samples.durations.push_back(e.duration_ns);
+      if (samples.op.empty() && !e.op.empty()) samples.op = std::string(e.op);
     }
     before.swap(current_);
   }
 
-  // The samples by key, as `collect` gives them (ordered by key, each key's durations sorted).
-  // The durations were kept in two flat arrays (a dump of 10,000 instructions had made 20,000
-  // vectors grow by doubling: a tenth of `diff` in malloc and free), and go to their groups here,
-  // each vector allocated once at its size.
+  // The samples by key, as `collect` gives them (ordered by key, each key's durations sorted):
+  // the groups sorted by key once, not inserted into a map of keys one by one.
   Side finish() {
-    std::vector<Samples> samples(groups_.size());
-    for (size_t g = 0; g < groups_.size(); ++g) {
-      samples[g].durations.reserve(groups_[g].count);
-      samples[g].op = std::move(groups_[g].op);
-    }
-    for (size_t k = 0; k < sample_group_.size(); ++k) {
-      samples[sample_group_[k]].durations.push_back(sample_duration_[k]);
-    }
     std::vector<uint32_t> order(groups_.size());
     for (size_t g = 0; g < order.size(); ++g) order[g] = static_cast<uint32_t>(g);
     // By key (method as A names it, instruction, name), as a std::map of `Key` would order them.
@@ -207,22 +195,20 @@ class StreamedSide {
     for (uint32_t g : order) {
       Group& group = groups_[g];
       Key key{methods_[group.key.method], group.key.instruction, std::move(group.name)};
-      std::vector<double>& durations = samples[g].durations;
+      std::vector<double>& durations = group.samples.durations;
       if (!side.by_name.empty() && side.by_name.back().first == key) {
         // One name interned twice (it should not be): one key, its samples together.
         Samples& kept = side.by_name.back().second;
         kept.durations.insert(kept.durations.end(), durations.begin(), durations.end());
         std::sort(kept.durations.begin(), kept.durations.end());
-        if (kept.op.empty()) kept.op = std::move(samples[g].op);
+        if (kept.op.empty()) kept.op = std::move(group.samples.op);
         continue;
       }
       std::sort(durations.begin(), durations.end());
-      side.by_name.emplace_back(std::move(key), std::move(samples[g]));
+      side.by_name.emplace_back(std::move(key), std::move(group.samples));
     }
     groups_.clear();
     index_.clear();
-    sample_group_.clear();
-    sample_duration_.clear();
     return side;
   }
 
@@ -246,8 +232,7 @@ class StreamedSide {
   struct Group {
     LocalKey key;
     std::string name;
-    std::string op;      // the first non-empty operator of its events
-    size_t count = 0;    // its samples
+    Samples samples;
   };
   std::vector<std::string> methods_;  // as A names them
   std::vector<uint32_t> method_of_;   // of each block
@@ -255,9 +240,6 @@ class StreamedSide {
   std::unordered_map<LocalKey, uint32_t, LocalKeyHash> index_;
   std::vector<std::vector<uint32_t>> previous_;  // per method: the groups of its last block
   std::vector<uint32_t> current_;
-  // Every sample in the order added: its group and its duration.
-  std::vector<uint32_t> sample_group_;
-  std::vector<double> sample_duration_;
 };
 
 Result<Side> collect_streamed(TraceReader& reader, const EventSelection& selection,
