@@ -58,14 +58,15 @@ class Stmt {
 
   void bind(int i, int64_t v) { sqlite3_bind_int64(stmt_, i, v); }
   void bind(int i, double v) { sqlite3_bind_double(stmt_, i, v); }
-  /// Binds a copy of `v`.
+  /// Binds a copy of `v`. An empty `v` is an empty text, never NULL (SQLite takes a null
+  /// pointer for NULL, and an empty view, such as an interned empty name, may have none).
   void bind(int i, std::string_view v) {
-    sqlite3_bind_text(stmt_, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
+    sqlite3_bind_text(stmt_, i, text_of(v), static_cast<int>(v.size()), SQLITE_TRANSIENT);
   }
   /// Binds `v` itself, without a copy: its bytes must stay as they are until the statement is
   /// run or reset (SQLite's copy of each text had been a malloc, a memcpy and a free per cell).
   void bind_unowned(int i, std::string_view v) {
-    sqlite3_bind_text(stmt_, i, v.data(), static_cast<int>(v.size()), SQLITE_STATIC);
+    sqlite3_bind_text(stmt_, i, text_of(v), static_cast<int>(v.size()), SQLITE_STATIC);
   }
   void bind_null(int i) { sqlite3_bind_null(stmt_, i); }
   /// Steps once: true for a row, false when done. Errors: `InvalidData` ("PATH: ...").
@@ -80,6 +81,8 @@ class Stmt {
   sqlite3_stmt* get() const { return stmt_; }
 
  private:
+  static const char* text_of(std::string_view v) { return v.data() != nullptr ? v.data() : ""; }
+
   sqlite3_stmt* stmt_ = nullptr;
   const Db* db_ = nullptr;
 };

@@ -121,6 +121,45 @@ TEST_CASE("sqlite_export: events, blocks and tags of a dump, with parents") {
         0);
 }
 
+TEST_CASE("sqlite_export: an event without a name is a row with an empty name") {
+  // An empty name may have no address at all (the reader's interned names); it is still a
+  // text, not NULL, as the column is NOT NULL.
+  ETDump dump;
+  RunBlock b;
+  b.name = "forward";
+  b.events.push_back(testing::profile_event("", 0, 2, 12));
+  b.events.push_back(testing::profile_event("OPERATOR_CALL", 0, 1, 40));
+  dump.blocks.push_back(b);
+  Result<Trace> t = build_trace(dump, "s.etdump");
+  REQUIRE(t.ok());
+  TempDb db;
+  Result<SqliteWriter> w = SqliteWriter::open(db.path);
+  REQUIRE(w.ok());
+  CHECK(insert(*w, *t, "fnv1a64:0000000000000001", false) == InsertOutcome::Added);
+  CHECK(scalar(db.path, "SELECT count(*) FROM events WHERE name = ''") == 1);
+  CHECK(scalar(db.path, "SELECT count(*) FROM events") == 2);
+
+  // The same from a reader over a dump whose event has no name field at all.
+  namespace fb = ::etdump;
+  flatbuffers::FlatBufferBuilder fbb;
+  std::vector<flatbuffers::Offset<fb::Event>> events = {
+      fb::CreateEvent(fbb, fb::CreateProfileEventDirect(fbb, nullptr, 0, 0, -1, nullptr, nullptr,
+                                                        2, 12)),
+      fb::CreateEvent(fbb, fb::CreateProfileEventDirect(fbb, "OPERATOR_CALL", 0, 0, -1, nullptr,
+                                                        nullptr, 1, 40))};
+  std::vector<flatbuffers::Offset<fb::RunData>> runs = {
+      fb::CreateRunDataDirect(fbb, "forward", -1, nullptr, &events)};
+  Result<TraceReader> reader = TraceReader::from_bytes(test::finish_dump(fbb, runs), "n.etdump");
+  REQUIRE(reader.ok());
+  DumpRecord r;
+  r.reader = &*reader;
+  r.hash = "fnv1a64:0000000000000002";
+  InsertCounts counts;
+  Result<InsertOutcome> o = w->insert(r, false, counts);
+  REQUIRE_MESSAGE(o.ok(), o.error().message());
+  CHECK(scalar(db.path, "SELECT count(*) FROM events WHERE name = '' AND dump_id = 2") == 1);
+}
+
 TEST_CASE("sqlite_export: a dump already there is skipped, or replaced when asked") {
   TempDb db;
   Result<SqliteWriter> w = SqliteWriter::open(db.path);
