@@ -5,12 +5,13 @@
 //
 // Compare BM_MatmulF32/<n> with BM_EigenMatmulF32/<n>; both are single-threaded and built with
 // the project's flags (no -march), so Eigen uses the baseline instruction set, while etkit's GEMM
-// picks AVX2 + FMA at run time when the CPU has it (gemm.h).
+// picks AVX-512 or AVX2 + FMA at run time when the CPU has them (gemm.h).
 // BM_MatmulF16/<n> is the same product of Half matrices (float32 copies in temp memory, one
 // rounding on store: float16_proxy.h), beside BM_MatmulF32/<n>.
 //
 // BM_MatmulF32VsOpenblas/<n>/<path> times aten::mm.out on one GEMM path (gemm.h: 0 baseline,
-// the exact FMA emulation; 1 AVX2+FMA, skipped when the CPU lacks it) and OpenBLAS's cblas_sgemm on one thread
+// the exact FMA emulation; 1 AVX2+FMA; 2 AVX-512; each skipped when the CPU lacks it) and
+// OpenBLAS's cblas_sgemm on one thread
 // alternately, one call each per iteration; x_openblas is etkit's rate over OpenBLAS's.
 
 #include <benchmark/benchmark.h>
@@ -161,7 +162,7 @@ void BM_MatmulF32VsOpenblas(benchmark::State& state) {
   gemm::force_path(previous);
 }
 BENCHMARK(BM_MatmulF32VsOpenblas)
-    ->ArgsProduct({{256, 512, 1024}, {0, 1}})
+    ->ArgsProduct({{256, 512, 1024}, {0, 1, 2}})
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);
 #else

@@ -14,6 +14,7 @@
 
 #include "etkit/kernels/gemm.h"
 #include "gemm_avx2.h"
+#include "gemm_avx512.h"
 
 namespace etkit::kernels::gemm {
 namespace {
@@ -104,6 +105,8 @@ detail::MicroKernelF32 kernel_of(Path path) {
 #if defined(ETKIT_GEMM_X86)
     case Path::kAvx2Fma:
       return detail::micro_kernel_avx2_fma;
+    case Path::kAvx512:
+      return detail::micro_kernel_avx512;
 #endif
     default:
       return micro_kernel_baseline;
@@ -112,6 +115,7 @@ detail::MicroKernelF32 kernel_of(Path path) {
 
 // Every path gives the same bits, so the default is simply the fastest the CPU has.
 Path best_path() {
+  if (path_supported(Path::kAvx512)) return Path::kAvx512;
   return path_supported(Path::kAvx2Fma) ? Path::kAvx2Fma : Path::kBaseline;
 }
 
@@ -132,6 +136,8 @@ const char* path_name(Path path) {
   switch (path) {
     case Path::kAvx2Fma:
       return "avx2+fma";
+    case Path::kAvx512:
+      return "avx512";
     default:
       return "baseline";
   }
@@ -154,6 +160,8 @@ bool path_supported(Path path) {
 #if defined(ETKIT_GEMM_X86)
     case Path::kAvx2Fma:
       return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    case Path::kAvx512:
+      return __builtin_cpu_supports("avx512f");
 #endif
     default:
       return false;

@@ -1,1 +1,1 @@
-trace-run $SAMPLES/mlp.pte --gemm-path avx512
+trace-run $SAMPLES/mlp.pte --gemm-path neon

@@ -93,6 +93,7 @@ const Case kCases[] = {
 TEST_CASE("gemm: names and support of the CPU paths") {
   CHECK(std::string(gemm::path_name(gemm::Path::kBaseline)) == "baseline");
   CHECK(std::string(gemm::path_name(gemm::Path::kAvx2Fma)) == "avx2+fma");
+  CHECK(std::string(gemm::path_name(gemm::Path::kAvx512)) == "avx512");
   CHECK(gemm::path_supported(gemm::Path::kBaseline));
   CHECK(gemm::path_supported(gemm::active_path()));
   const gemm::Path before = gemm::active_path();
@@ -111,7 +112,7 @@ TEST_CASE("gemm: a path from its name (trace-run --gemm-path)") {
     CHECK(parsed == path);
   }
   gemm::Path untouched = gemm::Path::kAvx2Fma;
-  for (const char* bad : {"", "avx2", "AVX2+FMA", "avx512", "avx2+", "fma", "baseline "}) {
+  for (const char* bad : {"", "avx2", "AVX2+FMA", "AVX512", "avx512f", "avx2+", "fma", "baseline "}) {
     CAPTURE(bad);
     CHECK_FALSE(gemm::path_from_name(bad, &untouched));
     CHECK(untouched == gemm::Path::kAvx2Fma);

@@ -7,8 +7,8 @@
 // micro-kernel walks one B panel (in L1) against every A panel of the block. Packing buffers
 // live on the stack (608 KiB for float, 48 KiB for double): no heap, no scratch.
 //
-// The float micro-kernel is chosen once per process by CPUID (gemm_dispatch.cpp): AVX2 + FMA, or
-// the baseline (SSE2 on x86-64, plain C++ elsewhere). Every path computes each step of p as one
+// The float micro-kernel is chosen once per process by CPUID (gemm_dispatch.cpp): AVX-512, AVX2 +
+// FMA, or the baseline (SSE2 on x86-64, plain C++ elsewhere). Every path computes each step of p as one
 // fused multiply-add rounded once to float (the baseline emulates it exactly), in the same order,
 // so all give the same bits; the tile shape and block sizes are the same on every path, so the
 // packing policies below do not depend on the path. Double uses the plain C++ micro-kernel on
@@ -63,10 +63,10 @@ struct Blocking<double> {
 };
 
 // The instruction-set paths of the float micro-kernel; they differ in speed only.
-enum class Path { kBaseline, kAvx2Fma };
-inline constexpr Path kPaths[] = {Path::kBaseline, Path::kAvx2Fma};
+enum class Path { kBaseline, kAvx2Fma, kAvx512 };
+inline constexpr Path kPaths[] = {Path::kBaseline, Path::kAvx2Fma, Path::kAvx512};
 
-// "baseline", "avx2+fma".
+// "baseline", "avx2+fma", "avx512".
 const char* path_name(Path path);
 // The path named `name` (as path_name spells it); false for any other name.
 bool path_from_name(std::string_view name, Path* path);
