@@ -183,9 +183,9 @@ class StreamedSide {
     std::sort(order.begin(), order.end(), [&](uint32_t x, uint32_t y) {
       const Group& gx = groups_[x];
       const Group& gy = groups_[y];
+      // methods_ holds each name once: different indices are different names.
       if (gx.key.method != gy.key.method) {
-        const int c = methods_[gx.key.method].compare(methods_[gy.key.method]);
-        if (c != 0) return c < 0;
+        return methods_[gx.key.method] < methods_[gy.key.method];
       }
       if (gx.key.instruction != gy.key.instruction) return gx.key.instruction < gy.key.instruction;
       return gx.name < gy.name;

@@ -19,20 +19,15 @@ std::string handles_text(std::span<const uint32_t> handles) {
   return out;
 }
 
-void bind_text_or_null(sqlite::Stmt& s, int i, std::string_view text) {
+// NULL for an empty text. `unowned`: the text outlives the statement's run, and is bound
+// without SQLite's copy (`bind_unowned`).
+void bind_text_or_null(sqlite::Stmt& s, int i, std::string_view text, bool unowned = false) {
   if (text.empty()) {
     s.bind_null(i);
+  } else if (unowned) {
+    s.bind_unowned(i, text);
   } else {
     s.bind(i, text);
-  }
-}
-
-// As bind_text_or_null, for a text that outlives the statement's run (`bind_unowned`).
-void bind_unowned_or_null(sqlite::Stmt& s, int i, std::string_view text) {
-  if (text.empty()) {
-    s.bind_null(i);
-  } else {
-    s.bind_unowned(i, text);
   }
 }
 
@@ -216,8 +211,8 @@ Error SqliteWriter::Impl::write_rows(const DumpRecord& dump, const Trace& trace,
     s.bind(3, static_cast<int64_t>(e.index));
     // The trace's texts live until its next block is joined, past this row's run.
     s.bind_unowned(4, e.name);
-    bind_unowned_or_null(s, 5, e.op);
-    bind_unowned_or_null(s, 6, e.delegate_id);
+    bind_text_or_null(s, 5, e.op, true);
+    bind_text_or_null(s, 6, e.delegate_id, true);
     if (dump.map != nullptr) {
       bind_text_or_null(s, 7, handles_text(event_debug_handles(trace, e, *dump.map)));
     }
@@ -231,7 +226,7 @@ Error SqliteWriter::Impl::write_rows(const DumpRecord& dump, const Trace& trace,
     s.bind(11, static_cast<int64_t>(e.depth));
     s.bind(12, int64_t{e.delegate ? 1 : 0});
     const std::string_view device = event_device(e);
-    bind_unowned_or_null(s, 13, device);
+    bind_text_or_null(s, 13, device, true);
     s.bind(14, e.start_ns);
     s.bind(15, e.start_ns + e.duration_ns);
     s.bind(16, e.duration_ns);
