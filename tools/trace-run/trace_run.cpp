@@ -144,8 +144,9 @@ int trace_run_main(int argc, char** argv, const BackendRegistry* backends) {
   app.add_option("--profile", profile, "Profiling events: none, method or all (default all)")
       ->check(CLI::IsMember({"none", "method", "all"}));
   app.add_option("--clock", clock,
-                 "steady, or fake: each read advances 1 us, for byte-identical dumps")
-      ->check(CLI::IsMember({"steady", "fake"}));
+                 "steady (the TSC where it can be trusted, else the monotonic clock), monotonic "
+                 "(never the TSC), or fake: each read advances 1 us, for byte-identical dumps")
+      ->check(CLI::IsMember({"steady", "monotonic", "fake"}));
   app.add_option("--trace-memory", trace_memory,
                  "Memory for recorded events (default 16M); events beyond it are dropped and "
                  "counted");
@@ -206,7 +207,9 @@ int trace_run_main(int argc, char** argv, const BackendRegistry* backends) {
   }
   trace.debug_level = *parse_log(log);
   trace.profiling_level = *parse_profile(profile);
-  trace.fake_clock = clock == "fake";
+  trace.clock = clock == "fake"        ? TraceClock::Fake
+                : clock == "monotonic" ? TraceClock::Monotonic
+                                       : TraceClock::Host;
   for (const auto& [flag, text] : {std::pair<const char*, const std::string*>{"--debug-buffer-size", &debug_buffer_size},
                                    {"--trace-memory", &trace_memory}}) {
     if (text->empty()) continue;

@@ -1,5 +1,6 @@
 // trace-run --etdump: setting up the trace session and reporting what it wrote.
 
+#include <cmath>
 #include <cstdio>
 
 #include "etkit/host/filter_check.h"
@@ -61,6 +62,14 @@ int finish_tracing(TraceSession& session, const TraceRunOptions& options) {
                                  " trace memory and are missing from the dump; --trace-memory " +
                                  size_flag_value(s.sufficient_event_memory) +
                                  " would have held them");
+  }
+  if (std::fabs(s.clock_drift) > kClockDriftLimit) {
+    char percent[32];
+    std::snprintf(percent, sizeof percent, "%.2f%%", 100 * s.clock_drift);
+    print_warning(kTraceRun, std::string("the TSC ran ") + percent +
+                                 " off the system clock over the run (it changed rate or "
+                                 "jumped): the dump's times may be off by as much; --clock "
+                                 "monotonic times events with the system clock");
   }
   if (options.format == OutputFormat::Text) {
     std::printf("etdump: %s (%zu event block%s)\n", s.etdump_path.c_str(), s.blocks,

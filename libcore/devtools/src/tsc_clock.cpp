@@ -3,6 +3,7 @@
 #include <chrono>
 #include <fstream>
 #include <string>
+#include <string_view>
 
 #if defined(__x86_64__)
 #include <x86intrin.h>
@@ -16,12 +17,29 @@ __extension__ typedef unsigned __int128 uint128;  // GCC and Clang's, for the sc
 
 uint64_t read_tsc() { return __rdtsc(); }
 
-// The kernel keeps time with the TSC only after checking that it runs at a constant rate and
-// is synchronised across cores (constant_tsc, nonstop_tsc, no drift between sockets).
-bool kernel_uses_tsc() {
-  std::ifstream f("/sys/devices/system/clocksource/clocksource0/current_clocksource");
-  std::string source;
-  return static_cast<bool>(f >> source) && source == "tsc";
+int64_t steady_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+// The first word of a file (the kernel's clock source), or "".
+std::string first_word(const char* path) {
+  std::ifstream f(path);
+  std::string word;
+  return f >> word ? word : std::string();
+}
+
+// The CPU flags of /proc/cpuinfo's first `flags` line, or "".
+std::string cpu_flags() {
+  std::ifstream f("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(f, line)) {
+    if (line.rfind("flags", 0) != 0) continue;
+    const size_t colon = line.find(':');
+    return colon == std::string::npos ? std::string() : line.substr(colon + 1);
+  }
+  return {};
 }
 
 // A (TSC, steady ns) pair read close together: the steady read bracketed by two TSC reads, the
@@ -35,9 +53,7 @@ Pair read_pair() {
   uint64_t best_width = UINT64_MAX;
   for (int i = 0; i < 16; ++i) {
     const uint64_t a = read_tsc();
-    const int64_t ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                           std::chrono::steady_clock::now().time_since_epoch())
-                           .count();
+    const int64_t ns = steady_ns();
     const uint64_t b = read_tsc();
     if (b - a < best_width) {
       best_width = b - a;
@@ -48,11 +64,37 @@ Pair read_pair() {
 }
 #endif
 
+bool has_word(std::string_view text, std::string_view word) {
+  size_t at = 0;
+  while (at < text.size()) {
+    while (at < text.size() && (text[at] == ' ' || text[at] == '\t')) ++at;
+    size_t end = at;
+    while (end < text.size() && text[end] != ' ' && text[end] != '\t') ++end;
+    if (text.substr(at, end - at) == word) return true;
+    at = end;
+  }
+  return false;
+}
+
 }  // namespace
+
+bool tsc_trusted(std::string_view clocksource, std::string_view flags) {
+  if (clocksource == "tsc") return true;
+  return has_word(flags, "constant_tsc") && has_word(flags, "nonstop_tsc") &&
+         has_word(flags, "tsc_reliable");
+}
+
+double ClockSpan::drift() const {
+  if (steady_ns < 1000) return 0;
+  return (tsc_ns - steady_ns) / steady_ns;
+}
 
 std::unique_ptr<TscClock> TscClock::create() {
 #if defined(__x86_64__)
-  if (!kernel_uses_tsc()) return nullptr;
+  if (!tsc_trusted(first_word("/sys/devices/system/clocksource/clocksource0/current_clocksource"),
+                   cpu_flags())) {
+    return nullptr;
+  }
   // The rate over 5 ms of steady time: each end is known to a few tens of nanoseconds, so the
   // rate to about 1e-5, a few microseconds per second of run.
   const Pair start = read_pair();
@@ -64,9 +106,20 @@ std::unique_ptr<TscClock> TscClock::create() {
   // Below 1 MHz (or above 2^32 GHz) the fixed-point scale would not fit: not a usable TSC.
   if (hz < 1e6 || hz > 4e18) return nullptr;
   const auto scale = static_cast<uint64_t>(1e9 / hz * 4294967296.0);
-  return std::unique_ptr<TscClock>(new TscClock(read_tsc(), scale, hz));
+  return std::unique_ptr<TscClock>(new TscClock(end.tsc, end.ns, scale, hz));
 #else
   return nullptr;
+#endif
+}
+
+ClockSpan TscClock::span() const {
+#if defined(__x86_64__)
+  const Pair now = read_pair();
+  const uint64_t ticks = now.tsc - origin_;
+  return {static_cast<double>((static_cast<uint128>(ticks) * scale_) >> 32),
+          static_cast<double>(now.ns - origin_ns_)};
+#else
+  return {};  // never created
 #endif
 }
 

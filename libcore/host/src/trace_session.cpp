@@ -74,10 +74,16 @@ Result<TraceSession> TraceSession::create(const TraceOptions& options) {
   for (const auto& [a, b] : options.keep_ranges) ETKIT_TRY(impl->filter.add_range(a, b, true));
   for (const auto& [a, b] : options.drop_ranges) ETKIT_TRY(impl->filter.add_range(a, b, false));
 
-  if (options.fake_clock) {
-    impl->clock = std::make_unique<FakeClock>();
-  } else {
-    impl->clock = make_host_clock();
+  switch (options.clock) {
+    case TraceClock::Fake:
+      impl->clock = std::make_unique<FakeClock>();
+      break;
+    case TraceClock::Monotonic:
+      impl->clock = std::make_unique<SteadyClock>();
+      break;
+    case TraceClock::Host:
+      impl->clock = make_host_clock();
+      break;
   }
   const auto event_bytes = static_cast<size_t>(options.event_memory);
   impl->event_memory.reset(static_cast<uint8_t*>(std::calloc(event_bytes == 0 ? 1 : event_bytes, 1)));
@@ -150,6 +156,9 @@ Result<TraceSummary> TraceSession::finish() {
   summary.dropped_events = m.writer->dropped_events();
   summary.dropped_payloads = m.writer->dropped_payloads();
   summary.interrupted = m.writer->interrupted();
+  if (const auto* tsc = dynamic_cast<const TscClock*>(m.clock.get())) {
+    summary.clock_drift = tsc->span().drift();
+  }
   if (summary.dropped_events > 0) {
     // The memory filled up with what was recorded; the dropped events need about as much each.
     const double recorded = static_cast<double>(std::max<size_t>(m.writer->recorded_records(), 1));

@@ -57,7 +57,7 @@ TEST_CASE("round trip: intermediates in the dump equal an untraced run, byte for
   TraceOptions options;
   options.etdump_path = dump_path;
   options.debug_level = DebugLevel::IntermediateOutputs;
-  options.fake_clock = true;
+  options.clock = TraceClock::Fake;
   Result<TraceSession> session = TraceSession::create(options);
   REQUIRE(session.ok());
   {
@@ -126,7 +126,7 @@ TEST_CASE("round trip: delegate events, identifiers, metadata and values come ba
   TraceOptions options;
   options.etdump_path = testing::test_data("round_trip_delegate.etdump");
   options.debug_level = DebugLevel::IntermediateOutputs;
-  options.fake_clock = true;
+  options.clock = TraceClock::Fake;
   options.drop_ranges = {{12, 13}};
   Result<TraceSession> session = TraceSession::create(options);
   REQUIRE(session.ok());

@@ -3,6 +3,8 @@
 #include <doctest/doctest.h>
 
 #include <chrono>
+#include <cmath>
+#include <string>
 #include <thread>
 
 namespace etkit {
@@ -12,6 +14,26 @@ int64_t steady_ns() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(
              std::chrono::steady_clock::now().time_since_epoch())
       .count();
+}
+
+TEST_CASE("tsc clock: trusted where the kernel keeps time with it or the CPU and hypervisor vouch") {
+  const char* invariant = "fpu tsc constant_tsc rep_good nonstop_tsc tsc_reliable tsc_known_freq";
+  CHECK(tsc_trusted("tsc", ""));
+  CHECK(tsc_trusted("kvm-clock", invariant));
+  CHECK(tsc_trusted("kvm-clock", "\tconstant_tsc\tnonstop_tsc\ttsc_reliable\t"));
+  CHECK_FALSE(tsc_trusted("kvm-clock", "fpu tsc constant_tsc nonstop_tsc"));  // nobody vouches
+  CHECK_FALSE(tsc_trusted("hpet", "tsc constant_tsc tsc_reliable"));  // stops in deep sleep
+  CHECK_FALSE(tsc_trusted("kvm-clock", "constant_tsc_x nonstop_tsc tsc_reliable"));  // words
+  CHECK_FALSE(tsc_trusted("kvm-clock", "xconstant_tsc nonstop_tsc tsc_reliable"));
+  CHECK_FALSE(tsc_trusted("", ""));
+  CHECK_FALSE(tsc_trusted("tsc-ish", "rep_good nonstop_tsc tsc_reliable"));  // not invariant
+}
+
+TEST_CASE("tsc clock: a span's drift is the relative difference, 0 below a microsecond") {
+  CHECK(ClockSpan{1'001'000, 1'000'000}.drift() == doctest::Approx(1e-3));
+  CHECK(ClockSpan{999'000, 1'000'000}.drift() == doctest::Approx(-1e-3));
+  CHECK(ClockSpan{5e9, 999}.drift() == 0);
+  CHECK(ClockSpan{}.drift() == 0);
 }
 
 TEST_CASE("tsc clock: nanoseconds that never go back and agree with steady_clock") {
@@ -42,6 +64,10 @@ TEST_CASE("tsc clock: nanoseconds that never go back and agree with steady_clock
   CHECK(tsc >= 20e6 * 0.999);
   CHECK(tsc <= steady * 1.001);
   CHECK(std::string(make_host_clock()->name()) == "tsc");
+  // Over the whole test the TSC kept the rate it was calibrated with.
+  const ClockSpan span = clock->span();
+  CHECK(span.steady_ns >= 20e6);
+  CHECK(std::fabs(span.drift()) < 1e-3);
 }
 
 }  // namespace

@@ -3,8 +3,13 @@
 #include <doctest/doctest.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
+
+#include "etkit/devtools/tsc_clock.h"
 
 namespace etkit {
 namespace {
@@ -33,7 +38,7 @@ TEST_CASE("trace session: the event memory it suggests after drops holds the sam
   std::filesystem::create_directories(dir);
   TraceOptions o;
   o.etdump_path = dir + "/run.etdump";
-  o.fake_clock = true;
+  o.clock = TraceClock::Fake;
   o.event_memory = 16 << 10;
   Result<TraceSession> small = TraceSession::create(o);
   REQUIRE(small.ok());
@@ -55,6 +60,43 @@ TEST_CASE("trace session: the event memory it suggests after drops holds the sam
   CHECK(second->sufficient_event_memory == 0);
   CHECK(second->blocks == 2000);
   CHECK_FALSE(second->interrupted);
+  std::filesystem::remove_all(dir);
+}
+
+std::string file_text(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+}
+
+TEST_CASE("trace session: the clock asked for is the one the dump names, and its drift") {
+  const std::string dir = "/tmp/etkit-trace-clock-" + std::to_string(::getpid());
+  std::filesystem::create_directories(dir);
+  TraceOptions o;
+  o.etdump_path = dir + "/run.etdump";
+  // The dump's metadata holds the clock's name as a string (etdump_serializer.cpp).
+  const std::string host = make_host_clock()->name();
+  for (const auto& [clock, name] : {std::pair{TraceClock::Monotonic, std::string("steady")},
+                                    std::pair{TraceClock::Fake, std::string("fake")},
+                                    std::pair{TraceClock::Host, host}}) {
+    CAPTURE(name);
+    o.clock = clock;
+    Result<TraceSession> s = TraceSession::create(o);
+    REQUIRE(s.ok());
+    record(*s, 10);
+    Result<TraceSummary> summary = s->finish();
+    REQUIRE(summary.ok());
+    const std::string dump = file_text(o.etdump_path);
+    CHECK(dump.find(name) != std::string::npos);
+    for (const char* other : {"steady", "fake", "tsc"}) {
+      if (other != name) CHECK(dump.find(other) == std::string::npos);
+    }
+    // Only the TSC is checked against the system clock; a sound one agrees with it.
+    if (name == "tsc") {
+      CHECK(std::fabs(summary->clock_drift) < kClockDriftLimit);
+    } else {
+      CHECK(summary->clock_drift == 0);
+    }
+  }
   std::filesystem::remove_all(dir);
 }
 

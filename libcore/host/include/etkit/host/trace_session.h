@@ -18,6 +18,17 @@
 
 namespace etkit {
 
+/// The clock events are timed with.
+enum class TraceClock {
+  Host,       ///< The TSC where it can be trusted (`TscClock`), else steady_clock.
+  Monotonic,  ///< Always steady_clock (the kernel's monotonic clock), never the TSC.
+  Fake,       ///< `FakeClock`: 1 us per read, for byte-identical dumps.
+};
+
+/// How much the TSC clock may drift from the system clock over a session before the session's
+/// summary flags its times as suspect: a hundred times the rate's calibration error.
+inline constexpr double kClockDriftLimit = 1e-3;
+
 /// How to trace.
 struct TraceOptions {
   std::string etdump_path;
@@ -28,7 +39,7 @@ struct TraceOptions {
   uint64_t debug_buffer_size = uint64_t{16} << 20;
   DebugLevel debug_level = DebugLevel::None;
   ProfilingLevel profiling_level = ProfilingLevel::All;
-  bool fake_clock = false;
+  TraceClock clock = TraceClock::Host;
   /// Memory for recorded events (names, shapes and 40 bytes per event).
   uint64_t event_memory = uint64_t{16} << 20;
   std::vector<std::string> keep_names, drop_names;
@@ -52,6 +63,10 @@ struct TraceSummary {
   uint64_t dropped_payloads = 0;
   bool interrupted = false;  ///< `mark_interrupted` was called: the dump says so.
   std::string sink_error;  ///< Non-empty when the debug output failed (e.g. disk full).
+  /// With the TSC clock: its time over the session against the system clock's, as a fraction
+  /// of the latter (`ClockSpan::drift`); 0 with any other clock. Beyond `kClockDriftLimit` the
+  /// TSC changed rate or jumped, and the dump's times are off by about as much.
+  double clock_drift = 0;
 };
 
 class TraceSession {
