@@ -130,16 +130,24 @@ StatsAccumulator::StatsAccumulator(GroupBy by, bool mergeable, const DebugMap* m
 size_t StatsAccumulator::group_of(const std::string& method, const void* key_id, size_t key_size,
                                   std::string_view key) {
   Slot& slot = slots_[slot_hash(key_id, key_size)];
-  if (slot.group != SIZE_MAX) {
-    const Group& hit = groups_[slot.group];
-    if (hit.key == key && hit.method == method) return slot.group;
+  if (slot.epoch == epoch_ && slot.id == key_id && slot.size == key_size &&
+      slot.method == &method) {
+    return slot.group;
   }
-  slot.group = find_or_add(method, key);
+  if (slot.group == SIZE_MAX || groups_[slot.group].key != key ||
+      groups_[slot.group].method != method) {
+    slot.group = find_or_add(method, key);
+  }
+  slot.id = key_id;
+  slot.size = key_size;
+  slot.method = &method;
+  slot.epoch = epoch_;
   return slot.group;
 }
 
 void StatsAccumulator::add(const Trace& trace, const std::vector<size_t>& events) {
   if (events.empty()) return;
+  ++epoch_;  // the slots' addresses are confirmed again for this trace and block
   const size_t lo = events.front();
   const size_t hi = events.back();
   if (by_ != GroupBy::Name) {

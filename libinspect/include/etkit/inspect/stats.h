@@ -173,9 +173,16 @@ class StatsAccumulator {
     std::vector<double> roots;  // mergeable only
   };
   // A recent (method, key) -> group lookup, found by the key's address and size and confirmed
-  // by content, so an address reused by another trace or block can only miss.
+  // by content, so an address reused by another trace or block can only miss. Once confirmed
+  // within an `add` call (`epoch`), the same key address and size with the same method string
+  // (its address in the trace) are the same texts until the call returns: they hit without
+  // comparing texts.
   struct Slot {
     size_t group = SIZE_MAX;
+    const void* id = nullptr;
+    size_t size = 0;
+    const std::string* method = nullptr;
+    uint64_t epoch = 0;  // 0: never confirmed
   };
   size_t group_of(const std::string& method, const void* key_id, size_t key_size,
                   std::string_view key);
@@ -189,6 +196,7 @@ class StatsAccumulator {
   std::map<std::pair<std::string, std::string>, size_t> index_;
   std::map<std::string, MethodTime> totals_;
   std::vector<Slot> slots_;
+  uint64_t epoch_ = 0;  // `add` calls so far
   std::vector<uint8_t> selected_;  // scratch: selected events of the range being added
   std::map<const InstructionEntry*, std::pair<OpCost, std::string>> costs_;  // cost, shapes
 };
