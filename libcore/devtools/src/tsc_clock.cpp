@@ -1,6 +1,8 @@
 #include "etkit/devtools/tsc_clock.h"
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <fstream>
 #include <string>
 #include <string_view>
@@ -85,8 +87,12 @@ bool tsc_trusted(std::string_view clocksource, std::string_view flags) {
 }
 
 double ClockSpan::drift() const {
-  if (steady_ns < 1000) return 0;
-  return (tsc_ns - steady_ns) / steady_ns;
+  // Each end of the span is a pair read within a few tens of nanoseconds: a gap of up to a
+  // microsecond is the reads' own error, whatever the span (a short run would otherwise show
+  // it as a large fraction).
+  const double gap = tsc_ns - steady_ns;
+  if (std::fabs(gap) <= 1000) return 0;
+  return gap / std::max(steady_ns, 1000.0);
 }
 
 std::unique_ptr<TscClock> TscClock::create() {

@@ -28,7 +28,8 @@ bool tsc_trusted(std::string_view clocksource, std::string_view cpu_flags);
 struct ClockSpan {
   double tsc_ns = 0;
   double steady_ns = 0;
-  /// (tsc - steady) / steady, or 0 over less than a microsecond.
+  /// (tsc - steady) / steady, or 0 when they differ by at most a microsecond (the error of
+  /// the reads themselves).
   double drift() const;
 };
 
