@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <tuple>
 
 #include "etkit/devtools/etdump_metadata.h"
@@ -76,6 +77,15 @@ Error apply_metadata(const std::map<std::string, std::string>& metadata, Trace& 
   if (const std::string* v = find(key::kInterrupted)) {
     if (*v != "1") return bad(key::kInterrupted, *v, "1");
     trace.interrupted = true;
+  }
+  if (const std::string* v = find(key::kClockDrift)) {
+    double drift = 0;
+    auto [end, ec] = std::from_chars(v->data(), v->data() + v->size(), drift);
+    if (v->empty() || ec != std::errc() || end != v->data() + v->size() || !std::isfinite(drift) ||
+        drift == 0) {
+      return bad(key::kClockDrift, *v, "a non-zero number");
+    }
+    trace.clock_drift = drift;
   }
   // Iterations: measured and warm-up executions each numbered from 0, per method.
   std::map<std::pair<std::string, bool>, uint32_t> seen;

@@ -4,6 +4,7 @@
 #include "etkit/inspect/trace.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <limits>
 #include <map>
 #include <tuple>
@@ -118,6 +119,13 @@ std::vector<std::string> trace_warnings(const Trace& trace) {
     out.push_back(std::to_string(trace.dropped_payloads) + " tensor payload" +
                   (trace.dropped_payloads == 1 ? " was" : "s were") +
                   " not stored (the debug buffer was full): those values have no data");
+  }
+  if (trace.clock_drift != 0) {
+    char percent[32];
+    std::snprintf(percent, sizeof percent, "%.2f%%", 100 * trace.clock_drift);
+    out.push_back(std::string("the TSC clock ran ") + percent +
+                  " off the system clock during the run (it changed rate or jumped): event "
+                  "times may be off by as much");
   }
   return out;
 }

@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <optional>
 
+#include "etkit/devtools/etdump_metadata.h"
 #include "etkit/devtools/profiler_controller.h"
 #include "etkit/devtools/tsc_clock.h"
 #include "etkit/formats/etdump_generated.h"
@@ -141,6 +143,16 @@ Result<TraceSummary> TraceSession::finish() {
     m.profiler->finish();
     metadata = m.profiler->metadata();
   }
+  // The TSC checked against the system clock over the whole run; a drift beyond the limit is
+  // written into the dump, so that every reader warns, not only this run's output.
+  if (const auto* tsc = dynamic_cast<const TscClock*>(m.clock.get())) {
+    summary.clock_drift = tsc->span().drift();
+  }
+  if (std::fabs(summary.clock_drift) > kClockDriftLimit) {
+    char value[32];
+    std::snprintf(value, sizeof value, "%.6g", summary.clock_drift);
+    metadata.push_back(std::string(metadata_key::kClockDrift) + "=" + value);
+  }
   const std::vector<uint8_t> dump = m.writer->serialize(metadata);
   ETKIT_TRY(write_file_atomic(m.options.etdump_path, dump));
   if (m.buffer_sink) {
@@ -156,9 +168,6 @@ Result<TraceSummary> TraceSession::finish() {
   summary.dropped_events = m.writer->dropped_events();
   summary.dropped_payloads = m.writer->dropped_payloads();
   summary.interrupted = m.writer->interrupted();
-  if (const auto* tsc = dynamic_cast<const TscClock*>(m.clock.get())) {
-    summary.clock_drift = tsc->span().drift();
-  }
   if (summary.dropped_events > 0) {
     // The memory filled up with what was recorded; the dropped events need about as much each.
     const double recorded = static_cast<double>(std::max<size_t>(m.writer->recorded_records(), 1));

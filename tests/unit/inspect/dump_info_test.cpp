@@ -147,5 +147,40 @@ TEST_CASE("dump info: the event counts of every fixture dump are those of its jo
   }
 }
 
+TEST_CASE("dump info: a dump whose TSC drifted warns in every reader, and a bad drift is refused") {
+  std::vector<uint8_t> memory(1 << 16);
+  FakeClock clock;
+  ETDumpWriter w(memory, clock);
+  w.create_event_block("forward");
+  w.end_profiling(w.start_profiling("OPERATOR_CALL"));
+  const std::string path = "/tmp/etkit-dump-drift-" + std::to_string(::getpid()) + ".etdump";
+  // What TraceSession::finish writes when the TSC parted from the system clock.
+  const std::string drift[] = {"clock_drift=0.0123"};
+  REQUIRE(write_file_atomic(path, w.serialize(drift)).ok());
+  Result<DumpInfo> info = dump_info(path);
+  REQUIRE_MESSAGE(info.ok(), std::string(info.error().message()));
+  REQUIRE(info->warnings.size() == 1);
+  CHECK(info->warnings[0] ==
+        "the TSC clock ran 1.23% off the system clock during the run (it changed rate or "
+        "jumped): event times may be off by as much");
+  Result<TraceReader> reader = TraceReader::open(path);
+  REQUIRE(reader.ok());
+  CHECK(reader->skeleton().clock_drift == 0.0123);
+  CHECK(trace_warnings(reader->skeleton()) == info->warnings);
+
+  for (const char* bad : {"clock_drift=", "clock_drift=x", "clock_drift=0", "clock_drift=inf",
+                          "clock_drift=0.1%"}) {
+    CAPTURE(bad);
+    const std::string extra[] = {bad};
+    REQUIRE(write_file_atomic(path, w.serialize(extra)).ok());
+    Result<TraceReader> r = TraceReader::open(path);
+    REQUIRE_FALSE(r.ok());
+    CHECK(std::string(r.error().message()) ==
+          path + ": metadata clock_drift '" + (bad + std::string_view("clock_drift=").size()) +
+              "' is not a non-zero number");
+  }
+  std::filesystem::remove(path);
+}
+
 }  // namespace
 }  // namespace etkit::inspect

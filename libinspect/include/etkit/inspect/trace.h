@@ -122,6 +122,9 @@ struct Trace {
   uint64_t dropped_events = 0;    ///< Events the writer could not record (metadata).
   uint64_t dropped_payloads = 0;  ///< Tensor payloads the writer could not keep (metadata).
   bool interrupted = false;       ///< The run was stopped early by a signal (metadata).
+  /// How far the TSC clock parted from the system clock over the run, as a fraction (metadata
+  /// `clock_drift`); 0 when the writer saw no drift beyond its limit or did not check.
+  double clock_drift = 0;
   std::vector<TraceBlock> blocks;
   /// Profile events grouped by block (in block order), each block's in start order (ties: the
   /// enclosing event first).

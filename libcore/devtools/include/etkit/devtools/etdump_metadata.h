@@ -22,7 +22,7 @@ inline constexpr char kMetadataBlockName[] = "etkit:metadata";
 namespace metadata_key {
 /// Always `etkit`.
 inline constexpr std::string_view kWriter = "writer";
-/// The clock's name (`steady`, `fake`).
+/// The clock's name (`steady`, `tsc`, `fake`).
 inline constexpr std::string_view kClock = "clock";
 /// Ticks per second of the recorded timestamps, a positive integer.
 inline constexpr std::string_view kTicksPerSecond = "ticks_per_second";
@@ -40,6 +40,11 @@ inline constexpr std::string_view kIncompleteFrom = "incomplete_from";
 /// `1` when the run was stopped early (SIGINT or SIGTERM) and the dump written after the
 /// iteration in progress. Absent otherwise.
 inline constexpr std::string_view kInterrupted = "interrupted";
+/// With the TSC clock, when it parted from the system clock over the run by more than the
+/// session's limit (`kClockDriftLimit`, trace_session.h): how far, as a signed fraction of the
+/// system clock's time (`ClockSpan::drift`, "%.6g"). The dump's times are off by about as
+/// much. Absent otherwise.
+inline constexpr std::string_view kClockDrift = "clock_drift";
 }  // namespace metadata_key
 
 /// Formats block ranges `[first, end)` as `A:B,C:D` (the value of `kWarmupBlocks`).

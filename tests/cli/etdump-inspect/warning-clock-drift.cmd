@@ -1,0 +1,1 @@
+cd $CASE_TMP && trace-run $SAMPLES/mlp.pte --clock fake --etdump run.etdump > /dev/null && LC_ALL=C sed -i "s/dropped_payloads=0/clock_drift=0.0123/" run.etdump && etdump-inspect stats --by operator run.etdump
