@@ -1,11 +1,13 @@
 #include "etkit/devtools/tsc_clock.h"
 
 #include <doctest/doctest.h>
+#include <sched.h>
 
 #include <chrono>
 #include <cmath>
 #include <string>
 #include <thread>
+#include <vector>
 
 namespace etkit {
 namespace {
@@ -56,6 +58,26 @@ TEST_CASE("tsc clock: nanoseconds that never go back and agree with steady_clock
     const uint64_t t = clock->now();
     REQUIRE(t >= last);
     last = t;
+  }
+  // Nor across cores: the thread is moved from core to core (the ones it may run on) between
+  // reads, as the scheduler may move a traced run. A TSC trusted on the CPU's flags alone
+  // (tsc_trusted) must be synchronised for this to hold.
+  cpu_set_t allowed;
+  if (::sched_getaffinity(0, sizeof allowed, &allowed) == 0 && CPU_COUNT(&allowed) > 1) {
+    std::vector<int> cores;
+    for (int c = 0; c < CPU_SETSIZE; ++c) {
+      if (CPU_ISSET(c, &allowed)) cores.push_back(c);
+    }
+    for (int i = 0; i < 2000; ++i) {
+      cpu_set_t one;
+      CPU_ZERO(&one);
+      CPU_SET(cores[static_cast<size_t>(i) % cores.size()], &one);
+      if (::sched_setaffinity(0, sizeof one, &one) != 0) break;  // not allowed here: no move
+      const uint64_t t = clock->now();
+      REQUIRE(t >= last);
+      last = t;
+    }
+    (void)::sched_setaffinity(0, sizeof allowed, &allowed);
   }
   // An interval measured by both: the TSC's lies inside the steady clock's outer bracket
   // (read before and after it), within the rate's error, and spans at least the sleep.
