@@ -1,6 +1,5 @@
 // trace-run --etdump: setting up the trace session and reporting what it wrote.
 
-#include <cmath>
 #include <cstdio>
 
 #include "etkit/host/filter_check.h"
@@ -63,7 +62,7 @@ int finish_tracing(TraceSession& session, const TraceRunOptions& options) {
                                  size_flag_value(s.sufficient_event_memory) +
                                  " would have held them");
   }
-  if (std::fabs(s.clock_drift) > kClockDriftLimit) {
+  if (s.clock_drift != 0) {
     char percent[32];
     std::snprintf(percent, sizeof percent, "%.2f%%", 100 * s.clock_drift);
     print_warning(kTraceRun, std::string("the TSC ran ") + percent +

@@ -146,12 +146,12 @@ Result<TraceSummary> TraceSession::finish() {
   // The TSC checked against the system clock over the whole run; a drift beyond the limit is
   // written into the dump, so that every reader warns, not only this run's output.
   if (const auto* tsc = dynamic_cast<const TscClock*>(m.clock.get())) {
-    summary.clock_drift = tsc->span().drift();
-  }
-  if (std::fabs(summary.clock_drift) > kClockDriftLimit) {
-    char value[32];
-    std::snprintf(value, sizeof value, "%.6g", summary.clock_drift);
-    metadata.push_back(std::string(metadata_key::kClockDrift) + "=" + value);
+    if (const double drift = tsc->span().drift(); std::fabs(drift) > kClockDriftLimit) {
+      summary.clock_drift = drift;
+      char value[32];
+      std::snprintf(value, sizeof value, "%.6g", drift);
+      metadata.push_back(std::string(metadata_key::kClockDrift) + "=" + value);
+    }
   }
   const std::vector<uint8_t> dump = m.writer->serialize(metadata);
   ETKIT_TRY(write_file_atomic(m.options.etdump_path, dump));

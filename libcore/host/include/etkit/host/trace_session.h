@@ -63,9 +63,10 @@ struct TraceSummary {
   uint64_t dropped_payloads = 0;
   bool interrupted = false;  ///< `mark_interrupted` was called: the dump says so.
   std::string sink_error;  ///< Non-empty when the debug output failed (e.g. disk full).
-  /// With the TSC clock: its time over the session against the system clock's, as a fraction
-  /// of the latter (`ClockSpan::drift`); 0 with any other clock. Beyond `kClockDriftLimit` the
-  /// TSC changed rate or jumped, and the dump's times are off by about as much.
+  /// With the TSC clock, when its time over the session parted from the system clock's by more
+  /// than `kClockDriftLimit`: how far, as a fraction of the latter (`ClockSpan::drift`; the
+  /// dump records it too). The TSC changed rate or jumped, and the dump's times are off by
+  /// about as much. 0 otherwise, and with any other clock.
   double clock_drift = 0;
 };
 
