@@ -120,14 +120,16 @@ std::vector<std::string> trace_warnings(const Trace& trace) {
                   (trace.dropped_payloads == 1 ? " was" : "s were") +
                   " not stored (the debug buffer was full): those values have no data");
   }
-  if (trace.clock_drift != 0) {
-    char percent[32];
-    std::snprintf(percent, sizeof percent, "%.2f%%", 100 * trace.clock_drift);
-    out.push_back(std::string("the TSC clock ran ") + percent +
-                  " off the system clock during the run (it changed rate or jumped): event "
-                  "times may be off by as much");
-  }
+  if (trace.clock_drift != 0) out.push_back(clock_drift_warning(trace.clock_drift));
   return out;
+}
+
+std::string clock_drift_warning(double drift) {
+  char percent[32];
+  std::snprintf(percent, sizeof percent, "%.2f%%", 100 * drift);
+  return std::string("the TSC clock ran ") + percent +
+         " off the system clock during the run (it changed rate or jumped): event times may be "
+         "off by as much";
 }
 
 std::string_view event_device(const TraceEvent& e) {

@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "etkit/host/filter_check.h"
+#include "etkit/inspect/trace.h"
 #include "etkit/tools/diagnostics.h"
 #include "etkit/tools/size_arg.h"
 #include "trace_run.h"
@@ -63,12 +64,8 @@ int finish_tracing(TraceSession& session, const TraceRunOptions& options) {
                                  " would have held them");
   }
   if (s.clock_drift != 0) {
-    char percent[32];
-    std::snprintf(percent, sizeof percent, "%.2f%%", 100 * s.clock_drift);
-    print_warning(kTraceRun, std::string("the TSC ran ") + percent +
-                                 " off the system clock over the run (it changed rate or "
-                                 "jumped): the dump's times may be off by as much; --clock "
-                                 "monotonic times events with the system clock");
+    print_warning(kTraceRun, inspect::clock_drift_warning(s.clock_drift) +
+                                 "; --clock monotonic times events with the system clock");
   }
   if (options.format == OutputFormat::Text) {
     std::printf("etdump: %s (%zu event block%s)\n", s.etdump_path.c_str(), s.blocks,

@@ -121,18 +121,24 @@ std::unique_ptr<TscClock> TscClock::create() {
 ClockSpan TscClock::span() const {
 #if defined(__x86_64__)
   const Pair now = read_pair();
-  const uint64_t ticks = now.tsc - origin_;
-  return {static_cast<double>((static_cast<uint128>(ticks) * scale_) >> 32),
-          static_cast<double>(now.ns - origin_ns_)};
+  return {static_cast<double>(to_ns(now.tsc)), static_cast<double>(now.ns - origin_ns_)};
 #else
   return {};  // never created
 #endif
 }
 
+uint64_t TscClock::to_ns(uint64_t tsc) const {
+#if defined(__x86_64__)
+  return static_cast<uint64_t>((static_cast<uint128>(tsc - origin_) * scale_) >> 32);
+#else
+  (void)tsc;
+  return 0;  // never created
+#endif
+}
+
 uint64_t TscClock::now() {
 #if defined(__x86_64__)
-  const uint64_t ticks = read_tsc() - origin_;
-  return static_cast<uint64_t>((static_cast<uint128>(ticks) * scale_) >> 32);
+  return to_ns(read_tsc());
 #else
   return 0;  // never created
 #endif

@@ -30,10 +30,16 @@ Cell field(const Table& t, const std::string& name) {
 std::string text(const Cell& c) { return std::get<std::string>(c); }
 int64_t number(const Cell& c) { return std::get<int64_t>(c); }
 
-TEST_CASE("dump info: an etkit dump with warm-up, by hand") {
-  std::vector<uint8_t> memory(64 << 10);
+// A writer over 64 KiB with a fake clock, for dumps made by hand.
+struct HandWriter {
+  std::vector<uint8_t> memory = std::vector<uint8_t>(64 << 10);
   FakeClock clock;
-  ETDumpWriter w(memory, clock);
+  ETDumpWriter w{memory, clock};
+};
+
+TEST_CASE("dump info: an etkit dump with warm-up, by hand") {
+  HandWriter hand;
+  ETDumpWriter& w = hand.w;
   w.create_event_block("forward:load");
   w.end_profiling(w.start_profiling("Method::init"));
   w.track_allocation(w.track_allocator("method_allocator"), 64);
@@ -148,9 +154,8 @@ TEST_CASE("dump info: the event counts of every fixture dump are those of its jo
 }
 
 TEST_CASE("dump info: a dump whose TSC drifted warns in every reader, and a bad drift is refused") {
-  std::vector<uint8_t> memory(1 << 16);
-  FakeClock clock;
-  ETDumpWriter w(memory, clock);
+  HandWriter hand;
+  ETDumpWriter& w = hand.w;
   w.create_event_block("forward");
   w.end_profiling(w.start_profiling("OPERATOR_CALL"));
   const std::string path = "/tmp/etkit-dump-drift-" + std::to_string(::getpid()) + ".etdump";

@@ -46,6 +46,17 @@ TEST_CASE("trace: blocks, methods, iterations and the load flag") {
   CHECK(t.ticks_per_second == 1e9);
 }
 
+TEST_CASE("trace: the clock drift sentence gives the percent with its sign") {
+  CHECK(clock_drift_warning(0.0123) ==
+        "the TSC clock ran 1.23% off the system clock during the run (it changed rate or "
+        "jumped): event times may be off by as much");
+  CHECK(clock_drift_warning(-0.005).find("ran -0.50% off") != std::string::npos);
+  Trace trace;
+  CHECK(trace_warnings(trace).empty());
+  trace.clock_drift = -0.005;
+  CHECK(trace_warnings(trace) == std::vector<std::string>{clock_drift_warning(-0.005)});
+}
+
 TEST_CASE("trace: nesting, self time and operators") {
   ETDump dump;
   dump.blocks = {execution("forward", 100)};

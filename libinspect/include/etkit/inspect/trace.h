@@ -140,8 +140,14 @@ std::string_view block_kind(const TraceBlock& block);
 
 /// One line per problem of the dump that a reader of any report should know, without the path
 /// (the tool adds it): events dropped (with the count and which blocks may be incomplete and
-/// are left out of statistics), tensor payloads dropped. Empty for a whole dump.
+/// are left out of statistics), tensor payloads dropped, a clock that drifted
+/// (`clock_drift_warning`). Empty for a whole dump.
 std::vector<std::string> trace_warnings(const Trace& trace);
+
+/// The sentence for a TSC clock that ran `drift` (a fraction, as metadata `clock_drift`) off
+/// the system clock: "the TSC clock ran 1.23% off the system clock during the run (...)". Both
+/// trace-run, at the end of the run, and `trace_warnings`, over the saved dump, say it.
+std::string clock_drift_warning(double drift);
 
 /// Joins `dump` (read from `path`, used only in messages). Errors: `InvalidData` ("PATH: run 2
 /// event 5: end time 10 is before start time 20") for an event that ends before it starts and

@@ -57,6 +57,8 @@ class TscClock final : public Clock {
  private:
   TscClock(uint64_t origin, int64_t origin_ns, uint64_t scale, double hz)
       : origin_(origin), origin_ns_(origin_ns), scale_(scale), tsc_hz_(hz) {}
+  // Nanoseconds since creation at TSC reading `tsc`: the fixed-point scaling of every read.
+  uint64_t to_ns(uint64_t tsc) const;
   uint64_t origin_;     // TSC at creation
   int64_t origin_ns_;   // steady_clock's nanoseconds at the same moment
   uint64_t scale_;      // nanoseconds per TSC tick, times 2^32
