@@ -14,6 +14,9 @@ namespace etkit::kernels::gemm::detail {
 // MicroKernelF32 (gemm.h) with 512-bit fused multiply-adds: a row of the 6x16 tile per register.
 void micro_kernel_avx512(int64_t kc, const float* a, const float* b, float* const* rows,
                          float alpha, bool overwrite);
+// PairKernelF32 (gemm.h): the 12x16 of two tiles in twelve registers.
+void pair_kernel_avx512(int64_t kc, const float* a0, const float* a1, const float* b,
+                        float* const* rows, float alpha, bool overwrite);
 #endif
 
 }  // namespace etkit::kernels::gemm::detail

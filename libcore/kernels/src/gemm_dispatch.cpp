@@ -113,6 +113,14 @@ detail::MicroKernelF32 kernel_of(Path path) {
   }
 }
 
+detail::PairKernelF32 pair_of(Path path) {
+#if defined(ETKIT_GEMM_X86)
+  if (path == Path::kAvx512) return detail::pair_kernel_avx512;
+#endif
+  (void)path;
+  return nullptr;
+}
+
 // Every path gives the same bits, so the default is simply the fastest the CPU has.
 Path best_path() {
   if (path_supported(Path::kAvx512)) return Path::kAvx512;
@@ -122,7 +130,8 @@ Path best_path() {
 struct Selection {
   std::atomic<Path> path;
   std::atomic<detail::MicroKernelF32> kernel;
-  Selection() : path(best_path()), kernel(kernel_of(path.load())) {}
+  std::atomic<detail::PairKernelF32> pair;
+  Selection() : path(best_path()), kernel(kernel_of(path.load())), pair(pair_of(path.load())) {}
 };
 
 Selection& selection() {
@@ -175,6 +184,7 @@ bool force_path(Path path) {
   Selection& s = selection();
   s.path.store(path, std::memory_order_relaxed);
   s.kernel.store(kernel_of(path), std::memory_order_relaxed);
+  s.pair.store(pair_of(path), std::memory_order_relaxed);
   return true;
 }
 
@@ -182,6 +192,7 @@ namespace detail {
 MicroKernelF32 micro_kernel_f32() {
   return selection().kernel.load(std::memory_order_relaxed);
 }
+PairKernelF32 pair_kernel_f32() { return selection().pair.load(std::memory_order_relaxed); }
 }  // namespace detail
 
 }  // namespace etkit::kernels::gemm

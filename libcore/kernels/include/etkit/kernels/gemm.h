@@ -39,10 +39,10 @@ struct Mat {
 
 // Block sizes per element type (a policy's pack writes panels of these sizes). The float tile
 // is 6x16: twelve 8-float accumulators plus two B vectors and one broadcast fill the 16 AVX
-// registers. One B panel (kKc x kNr, 16 KiB) stays in L1 while every A panel of the block
-// (kMc x kKc, 96 KiB, in L2) passes it; the B block (kKc x kNc, 512 KiB, L2/L3) is wide so
-// that A is packed again only every 512 columns (1024 went from 0.94 to 0.97 of OpenBLAS's rate
-// over 256). 608 KiB of stack.
+// registers (AVX-512 runs two tiles at once, PairKernelF32). One B panel (kKc x kNr, 16 KiB)
+// stays in L1 while every A panel of the block (kMc x kKc, 96 KiB, in L2) passes it; the B
+// block (kKc x kNc, 512 KiB, L2/L3) is wide so that A is packed again only every 512 columns
+// (1024 went from 0.94 to 0.97 of OpenBLAS's rate over 256). 608 KiB of stack.
 template <typename T>
 struct Blocking;
 template <>
@@ -88,6 +88,16 @@ namespace detail {
 using MicroKernelF32 = void (*)(int64_t kc, const float* a, const float* b, float* const* rows,
                                 float alpha, bool overwrite);
 MicroKernelF32 micro_kernel_f32();
+
+// Two tiles one above the other at once: rows[0, 12) from the A panels a0 (rows 0 to 5) and a1
+// (rows 6 to 11) against one B panel, each element summed exactly as MicroKernelF32 sums it (the
+// same bits). Where a tile row is one register, six sums in flight cannot hide the fused
+// multiply-add's latency (AVX-512: 4 cycles, two issued a cycle, so eight are needed); twelve
+// can, and the B panel is loaded once for both. Null on paths whose tile already keeps enough
+// sums in flight (AVX2's twelve half-rows) or that have none.
+using PairKernelF32 = void (*)(int64_t kc, const float* a0, const float* a1, const float* b,
+                               float* const* rows, float alpha, bool overwrite);
+PairKernelF32 pair_kernel_f32();
 
 // panel[p * 6 + i] = rows[i][p] for p in [0, kc), i in [0, 6): a whole float A panel from six
 // contiguous rows (gemm_pack.cpp).
@@ -270,7 +280,11 @@ void gemm(int64_t n, int64_t m, int64_t k, T alpha, const ASource& a, const BSou
   alignas(64) T bpack[static_cast<size_t>(B::kKc * B::kNc)];
   alignas(64) T acc[static_cast<size_t>(B::kMr * B::kNr)];
   [[maybe_unused]] detail::MicroKernelF32 kernel = nullptr;
-  if constexpr (std::is_same_v<T, float>) kernel = detail::micro_kernel_f32();
+  [[maybe_unused]] detail::PairKernelF32 pair = nullptr;
+  if constexpr (std::is_same_v<T, float>) {
+    kernel = detail::micro_kernel_f32();
+    pair = detail::pair_kernel_f32();
+  }
   for (int64_t jc = 0; jc < m; jc += B::kNc) {
     const int64_t nc = std::min(B::kNc, m - jc);
     for (int64_t pc = 0; pc < k; pc += B::kKc) {
@@ -290,6 +304,15 @@ void gemm(int64_t n, int64_t m, int64_t k, T alpha, const ASource& a, const BSou
           for (int64_t ir = 0; ir < mc; ir += B::kMr) {
             const int64_t mr = std::min<int64_t>(B::kMr, mc - ir);
             if constexpr (std::is_same_v<T, float>) {
+              // Two whole tiles written in place (contiguous: whole columns) go at once.
+              if (pair != nullptr && contiguous && ir + 2 * B::kMr <= mc) {
+                float* rows[2 * B::kMr];
+                for (int i = 0; i < 2 * B::kMr; ++i) rows[i] = c.row(ic + ir + i) + offset;
+                pair(kc, apack + ir * kc, apack + (ir + B::kMr) * kc, bpack + jr * kc, rows, alpha,
+                     overwrite);
+                ir += B::kMr;  // and the loop's step: the second tile
+                continue;
+              }
               detail::float_tile(kernel, c, contiguous, offset, ic + ir, jc + jr, mr, nr, kc,
                                  apack + ir * kc, bpack + jr * kc, acc, alpha, overwrite);
             } else {
