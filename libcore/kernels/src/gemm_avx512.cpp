@@ -1,7 +1,7 @@
-// The AVX-512 float GEMM micro-kernels (gemm_avx512.h): one 6x16 tile, or two one above the other,
-// a row of a tile per 512-bit accumulator, one B vector and one broadcast of A per row and step
-// of p, one fused multiply-add per element and step, in the order of every other path (so the
-// same bits).
+// The AVX-512 float GEMM micro-kernels (gemm_avx512.h): one 6x16 tile, or two side by side
+// (6x32), a row of a tile per 512-bit accumulator, one B vector per panel and one broadcast of
+// A per row and step of p, one fused multiply-add per element and step, in the order of every
+// other path (so the same bits).
 
 #include "gemm_avx512.h"
 
@@ -13,29 +13,31 @@
 namespace etkit::kernels::gemm::detail {
 namespace {
 
-// kTiles tiles one above the other: rows[6 t + i] = row i of the tile of A panel a[t], all
-// against the B panel b, in 6 kTiles accumulators.
-template <size_t kTiles>
+// kPanels tiles side by side: rows[6 t + i] = row i of the tile of B panel b[t], all against
+// the A panel a, in 6 kPanels accumulators.
+template <size_t kPanels>
 __attribute__((target("avx512f"), always_inline)) inline void tiles_avx512(
-    int64_t kc, const float* const* a, const float* b, float* const* rows, float alpha,
+    int64_t kc, const float* a, const float* const* b, float* const* rows, float alpha,
     bool overwrite) {
-  constexpr size_t kRows = 6 * kTiles;
+  constexpr size_t kRows = 6 * kPanels;
   for (size_t i = 0; i < kRows; ++i) {
     _mm_prefetch(reinterpret_cast<const char*>(rows[i]), _MM_HINT_T0);
   }
-  const float* panel[kTiles];
-  for (size_t t = 0; t < kTiles; ++t) panel[t] = a[t];
+  const float* panel[kPanels];
+  for (size_t t = 0; t < kPanels; ++t) panel[t] = b[t];
   __m512 c[kRows];
   for (size_t i = 0; i < kRows; ++i) c[i] = _mm512_setzero_ps();
 #pragma GCC unroll 2
   for (int64_t p = 0; p < kc; ++p) {
-    const __m512 bv = _mm512_loadu_ps(b);
-#pragma GCC unroll 12
-    for (size_t i = 0; i < kRows; ++i) {
-      c[i] = _mm512_fmadd_ps(_mm512_set1_ps(panel[i / 6][i % 6]), bv, c[i]);
+    __m512 bv[kPanels];
+    for (size_t t = 0; t < kPanels; ++t) bv[t] = _mm512_loadu_ps(panel[t]);
+#pragma GCC unroll 6
+    for (size_t i = 0; i < 6; ++i) {
+      const __m512 av = _mm512_set1_ps(a[i]);
+      for (size_t t = 0; t < kPanels; ++t) c[6 * t + i] = _mm512_fmadd_ps(av, bv[t], c[6 * t + i]);
     }
-    for (size_t t = 0; t < kTiles; ++t) panel[t] += 6;
-    b += 16;
+    a += 6;
+    for (size_t t = 0; t < kPanels; ++t) panel[t] += 16;
   }
   const __m512 va = _mm512_set1_ps(alpha);
   for (size_t i = 0; i < kRows; ++i) {
@@ -52,16 +54,16 @@ __attribute__((target("avx512f"), always_inline)) inline void tiles_avx512(
 __attribute__((target("avx512f"))) void micro_kernel_avx512(int64_t kc, const float* a,
                                                             const float* b, float* const* rows,
                                                             float alpha, bool overwrite) {
-  const float* panels[1] = {a};
-  tiles_avx512<1>(kc, panels, b, rows, alpha, overwrite);
+  const float* panels[1] = {b};
+  tiles_avx512<1>(kc, a, panels, rows, alpha, overwrite);
 }
 
-__attribute__((target("avx512f"))) void pair_kernel_avx512(int64_t kc, const float* a0,
-                                                           const float* a1, const float* b,
+__attribute__((target("avx512f"))) void wide_kernel_avx512(int64_t kc, const float* a,
+                                                           const float* b0, const float* b1,
                                                            float* const* rows, float alpha,
                                                            bool overwrite) {
-  const float* panels[2] = {a0, a1};
-  tiles_avx512<2>(kc, panels, b, rows, alpha, overwrite);
+  const float* panels[2] = {b0, b1};
+  tiles_avx512<2>(kc, a, panels, rows, alpha, overwrite);
 }
 
 }  // namespace etkit::kernels::gemm::detail

@@ -113,9 +113,9 @@ detail::MicroKernelF32 kernel_of(Path path) {
   }
 }
 
-detail::PairKernelF32 pair_of(Path path) {
+detail::WideKernelF32 wide_of(Path path) {
 #if defined(ETKIT_GEMM_X86)
-  if (path == Path::kAvx512) return detail::pair_kernel_avx512;
+  if (path == Path::kAvx512) return detail::wide_kernel_avx512;
 #endif
   (void)path;
   return nullptr;
@@ -130,8 +130,8 @@ Path best_path() {
 struct Selection {
   std::atomic<Path> path;
   std::atomic<detail::MicroKernelF32> kernel;
-  std::atomic<detail::PairKernelF32> pair;
-  Selection() : path(best_path()), kernel(kernel_of(path.load())), pair(pair_of(path.load())) {}
+  std::atomic<detail::WideKernelF32> wide;
+  Selection() : path(best_path()), kernel(kernel_of(path.load())), wide(wide_of(path.load())) {}
 };
 
 Selection& selection() {
@@ -184,7 +184,7 @@ bool force_path(Path path) {
   Selection& s = selection();
   s.path.store(path, std::memory_order_relaxed);
   s.kernel.store(kernel_of(path), std::memory_order_relaxed);
-  s.pair.store(pair_of(path), std::memory_order_relaxed);
+  s.wide.store(wide_of(path), std::memory_order_relaxed);
   return true;
 }
 
@@ -192,7 +192,7 @@ namespace detail {
 MicroKernelF32 micro_kernel_f32() {
   return selection().kernel.load(std::memory_order_relaxed);
 }
-PairKernelF32 pair_kernel_f32() { return selection().pair.load(std::memory_order_relaxed); }
+WideKernelF32 wide_kernel_f32() { return selection().wide.load(std::memory_order_relaxed); }
 }  // namespace detail
 
 }  // namespace etkit::kernels::gemm

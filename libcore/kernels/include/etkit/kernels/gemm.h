@@ -39,7 +39,7 @@ struct Mat {
 
 // Block sizes per element type (a policy's pack writes panels of these sizes). The float tile
 // is 6x16: twelve 8-float accumulators plus two B vectors and one broadcast fill the 16 AVX
-// registers (AVX-512 runs two tiles at once, PairKernelF32). One B panel (kKc x kNr, 16 KiB)
+// registers (AVX-512 runs two tiles side by side, WideKernelF32). One B panel (kKc x kNr, 16 KiB)
 // stays in L1 while every A panel of the block (kMc x kKc, 96 KiB, in L2) passes it; the B
 // block (kKc x kNc, 512 KiB, L2/L3) is wide so that A is packed again only every 512 columns
 // (1024 went from 0.94 to 0.97 of OpenBLAS's rate over 256). 608 KiB of stack.
@@ -89,15 +89,15 @@ using MicroKernelF32 = void (*)(int64_t kc, const float* a, const float* b, floa
                                 float alpha, bool overwrite);
 MicroKernelF32 micro_kernel_f32();
 
-// Two tiles one above the other at once: rows[0, 12) from the A panels a0 (rows 0 to 5) and a1
-// (rows 6 to 11) against one B panel, each element summed exactly as MicroKernelF32 sums it (the
-// same bits). Where a tile row is one register, six sums in flight cannot hide the fused
+// Two tiles side by side at once: rows[i][0, 16) from B panel b0 and rows[6 + i][0, 16) from
+// b1, both against one A panel, each element summed exactly as MicroKernelF32 sums it (the same
+// bits). Where a tile row is one register, six sums in flight cannot hide the fused
 // multiply-add's latency (AVX-512: 4 cycles, two issued a cycle, so eight are needed); twelve
-// can, and the B panel is loaded once for both. Null on paths whose tile already keeps enough
-// sums in flight (AVX2's twelve half-rows) or that have none.
-using PairKernelF32 = void (*)(int64_t kc, const float* a0, const float* a1, const float* b,
+// can, and each broadcast of A serves both. Null on paths whose tile already keeps enough sums
+// in flight (AVX2's twelve half-rows) or that have none.
+using WideKernelF32 = void (*)(int64_t kc, const float* a, const float* b0, const float* b1,
                                float* const* rows, float alpha, bool overwrite);
-PairKernelF32 pair_kernel_f32();
+WideKernelF32 wide_kernel_f32();
 
 // panel[p * 6 + i] = rows[i][p] for p in [0, kc), i in [0, 6): a whole float A panel from six
 // contiguous rows (gemm_pack.cpp).
@@ -280,10 +280,10 @@ void gemm(int64_t n, int64_t m, int64_t k, T alpha, const ASource& a, const BSou
   alignas(64) T bpack[static_cast<size_t>(B::kKc * B::kNc)];
   alignas(64) T acc[static_cast<size_t>(B::kMr * B::kNr)];
   [[maybe_unused]] detail::MicroKernelF32 kernel = nullptr;
-  [[maybe_unused]] detail::PairKernelF32 pair = nullptr;
+  [[maybe_unused]] detail::WideKernelF32 wide_kernel = nullptr;
   if constexpr (std::is_same_v<T, float>) {
     kernel = detail::micro_kernel_f32();
-    pair = detail::pair_kernel_f32();
+    wide_kernel = detail::wide_kernel_f32();
   }
   for (int64_t jc = 0; jc < m; jc += B::kNc) {
     const int64_t nc = std::min(B::kNc, m - jc);
@@ -296,26 +296,39 @@ void gemm(int64_t n, int64_t m, int64_t k, T alpha, const ASource& a, const BSou
         a.pack(ic, mc, pc, kc, apack);
         for (int64_t jr = 0; jr < nc; jr += B::kNr) {
           const int64_t nr = std::min<int64_t>(B::kNr, nc - jr);
-          [[maybe_unused]] int64_t offset = 0;
-          [[maybe_unused]] bool contiguous = false;
           if constexpr (std::is_same_v<T, float>) {
-            contiguous = detail::panel_contiguous(c, jc + jr, nr, &offset);
-          }
-          for (int64_t ir = 0; ir < mc; ir += B::kMr) {
-            const int64_t mr = std::min<int64_t>(B::kMr, mc - ir);
-            if constexpr (std::is_same_v<T, float>) {
-              // Two whole tiles written in place (contiguous: whole columns) go at once.
-              if (pair != nullptr && contiguous && ir + 2 * B::kMr <= mc) {
+            int64_t offset = 0;
+            const bool contiguous = detail::panel_contiguous(c, jc + jr, nr, &offset);
+            // This panel and the next, both whole and written in place, go together through
+            // the wide kernel where the path has one; a tile of fewer rows goes one panel at a
+            // time.
+            int64_t offset1 = 0;
+            const bool wide = wide_kernel != nullptr && contiguous && jr + 2 * B::kNr <= nc &&
+                              detail::panel_contiguous(c, jc + jr + B::kNr, B::kNr, &offset1);
+            for (int64_t ir = 0; ir < mc; ir += B::kMr) {
+              const int64_t mr = std::min<int64_t>(B::kMr, mc - ir);
+              if (wide && mr == B::kMr) {
                 float* rows[2 * B::kMr];
-                for (int i = 0; i < 2 * B::kMr; ++i) rows[i] = c.row(ic + ir + i) + offset;
-                pair(kc, apack + ir * kc, apack + (ir + B::kMr) * kc, bpack + jr * kc, rows, alpha,
-                     overwrite);
-                ir += B::kMr;  // and the loop's step: the second tile
+                for (int i = 0; i < B::kMr; ++i) {
+                  rows[i] = c.row(ic + ir + i) + offset;
+                  rows[B::kMr + i] = c.row(ic + ir + i) + offset1;
+                }
+                wide_kernel(kc, apack + ir * kc, bpack + jr * kc, bpack + (jr + B::kNr) * kc,
+                            rows, alpha, overwrite);
                 continue;
               }
               detail::float_tile(kernel, c, contiguous, offset, ic + ir, jc + jr, mr, nr, kc,
                                  apack + ir * kc, bpack + jr * kc, acc, alpha, overwrite);
-            } else {
+              if (wide) {
+                detail::float_tile(kernel, c, true, offset1, ic + ir, jc + jr + B::kNr, mr,
+                                   B::kNr, kc, apack + ir * kc, bpack + (jr + B::kNr) * kc, acc,
+                                   alpha, overwrite);
+              }
+            }
+            if (wide) jr += B::kNr;  // and the loop's step: the second panel
+          } else {
+            for (int64_t ir = 0; ir < mc; ir += B::kMr) {
+              const int64_t mr = std::min<int64_t>(B::kMr, mc - ir);
               detail::micro_kernel<T>(kc, apack + ir * kc, bpack + jr * kc, acc);
               detail::store_tile<T>(c, ic + ir, jc + jr, mr, nr, acc, alpha, overwrite);
             }
