@@ -2,6 +2,12 @@
 
 #include <sys/resource.h>
 
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
+#include <climits>
+
 namespace etkit {
 
 uint64_t peak_rss_bytes() {
@@ -12,6 +18,19 @@ uint64_t peak_rss_bytes() {
   return value;
 #else
   return value * 1024;
+#endif
+}
+
+bool keep_freed_memory() {
+#if defined(__GLIBC__)
+  // The largest values glibc takes: no block is large enough to be mapped on its own (and
+  // unmapped when freed), and no free top of the heap large enough to be trimmed. mallopt
+  // returns 1 on success; ASan's and TSan's interceptors return 0 and change nothing.
+  const int mapped = ::mallopt(M_MMAP_THRESHOLD, INT_MAX);
+  const int trimmed = ::mallopt(M_TRIM_THRESHOLD, INT_MAX);
+  return mapped == 1 && trimmed == 1;
+#else
+  return false;
 #endif
 }
 
