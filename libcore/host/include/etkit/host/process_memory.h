@@ -17,7 +17,7 @@ uint64_t peak_rss_bytes();
 /// every size from the heap and never trims it. For a short-lived tool that builds and frees
 /// large buffers pass after pass (etdump-inspect): each page handed back costs a page fault
 /// when it is touched again, and in a virtual machine a fault costs microseconds (`report` of
-/// two 59 MB dumps took 22,600 faults, 11,900 with this). The peak grows by no more than what
+/// two 59 MB dumps took 26,700 faults, 16,100 with this). The peak grows by no more than what
 /// stays free between passes; all of it goes back when the process exits. Call it first thing in
 /// `main`. Returns whether the allocator took the policy: false where it has no such control
 /// (not glibc, or a sanitizer's allocator).
