@@ -11,6 +11,7 @@
 
 #include "etkit/inspect/event_table.h"
 #include "etkit/inspect/operator_naming.h"
+#include "etkit/inspect/report_stream.h"
 #include "selected_blocks.h"
 
 namespace etkit::inspect {
@@ -427,7 +428,7 @@ Result<DiffResult> diff_dumps(TraceReader& a, TraceReader& b, const EventSelecti
   return result;
 }
 
-Table diff_table(const DiffResult& result, TimeUnit unit, std::string title) {
+Table diff_table_head(const DiffResult& result, TimeUnit unit, std::string title) {
   const int d = time_decimals(unit);
   const std::string stat = diff_statistic_column(result.statistic);
   Table t;
@@ -442,29 +443,58 @@ Table diff_table(const DiffResult& result, TimeUnit unit, std::string title) {
                                     {stat + "_b", d, true}, {"delta", d, true},
                                     {"delta_pct", 1},      {"status", 0}};
   t.columns.insert(t.columns.end(), rest.begin(), rest.end());
-  for (const DiffRow& r : result.rows) {
-    std::vector<Cell> row;
-    row.emplace_back(r.method);
-    if (r.instruction >= 0) {
-      row.emplace_back(static_cast<int64_t>(r.instruction));
-    } else {
-      row.emplace_back(std::monostate{});
-    }
-    if (result.by_handle) row.push_back(handles_cell(r.handles));
-    row.emplace_back(r.name);
-    row.emplace_back(r.op);
-    row.emplace_back(r.op_b);
-    row.emplace_back(static_cast<int64_t>(r.count_a));
-    row.emplace_back(static_cast<int64_t>(r.count_b));
-    const bool both = r.count_a > 0 && r.count_b > 0;
-    row.emplace_back(r.count_a > 0 ? Cell(from_ns(r.stat_a, unit)) : Cell());
-    row.emplace_back(r.count_b > 0 ? Cell(from_ns(r.stat_b, unit)) : Cell());
-    row.emplace_back(both ? Cell(from_ns(r.delta, unit)) : Cell());
-    row.emplace_back(both && r.stat_a > 0 ? Cell(r.delta_pct) : Cell());
-    row.emplace_back(std::string(diff_status_name(r.status)));
-    t.rows.push_back(std::move(row));
-  }
   return t;
+}
+
+void diff_rows(const DiffResult& result, TimeUnit unit, const RowRefVisitor& visit) {
+  std::vector<CellRef> row;
+  Cell handles;  // the row's debug handles, which its cell borrows
+  for (const DiffRow& r : result.rows) {
+    row.clear();
+    row.push_back(CellRef::string(r.method));
+    row.push_back(r.instruction >= 0 ? CellRef::integer(r.instruction) : CellRef::empty());
+    if (result.by_handle) {
+      handles = handles_cell(r.handles);
+      row.push_back(CellRef::of(handles));
+    }
+    row.push_back(CellRef::string(r.name));
+    row.push_back(CellRef::string(r.op));
+    row.push_back(CellRef::string(r.op_b));
+    row.push_back(CellRef::integer(static_cast<int64_t>(r.count_a)));
+    row.push_back(CellRef::integer(static_cast<int64_t>(r.count_b)));
+    const bool both = r.count_a > 0 && r.count_b > 0;
+    row.push_back(r.count_a > 0 ? CellRef::number(from_ns(r.stat_a, unit)) : CellRef::empty());
+    row.push_back(r.count_b > 0 ? CellRef::number(from_ns(r.stat_b, unit)) : CellRef::empty());
+    row.push_back(both ? CellRef::number(from_ns(r.delta, unit)) : CellRef::empty());
+    row.push_back(both && r.stat_a > 0 ? CellRef::number(r.delta_pct) : CellRef::empty());
+    row.push_back(CellRef::string(diff_status_name(r.status)));
+    visit(row);
+  }
+}
+
+Table diff_table(const DiffResult& result, TimeUnit unit, std::string title) {
+  Table t = diff_table_head(result, unit, std::move(title));
+  t.rows.reserve(result.rows.size());
+  diff_rows(result, unit, [&](std::span<const CellRef> refs) {
+    std::vector<Cell>& row = t.rows.emplace_back();
+    row.reserve(refs.size());
+    for (const CellRef& c : refs) row.push_back(c.to_cell());
+  });
+  return t;
+}
+
+Error write_diff_tables(const DiffResult& result, TimeUnit unit, std::string title,
+                        ReportStream& report) {
+  const Table head = diff_table_head(result, unit, std::move(title));
+  ETKIT_TRY(report.table(head, [&](const RowRefVisitor& visit) { diff_rows(result, unit, visit); }));
+  const Table summary = diff_summary_table(result);
+  return report.table(summary, [&](const RowRefVisitor& visit) {
+    for (const std::vector<Cell>& cells : summary.rows) {
+      std::vector<CellRef> refs;
+      for (const Cell& c : cells) refs.push_back(CellRef::of(c));
+      visit(refs);
+    }
+  });
 }
 
 Table diff_summary_table(const DiffResult& result) {

@@ -408,7 +408,7 @@ Error write_report_data(const std::vector<ReportDumpPart>& dumps,
   write("]");
   if (comparison != nullptr) {
     write(",\"comparison\":{\"diff\":");
-    write_tables(comparison->diff, {}, write);
+    if (const Error e = comparison->diff(write); !e.ok()) return e;
     write(",\"diff_verdict\":");
     write(text_of(comparison->diff_verdict));
     write(",\"compare\":");
@@ -464,7 +464,10 @@ Result<std::string> report_data_json(const std::vector<ReportDump>& dumps,
   std::optional<ReportComparisonPart> compared;
   if (comparison != nullptr) {
     compared.emplace();
-    compared->diff = comparison->diff;
+    compared->diff = [comparison](const ReportTextWriter& write) {
+      write_tables(comparison->diff, {}, write);
+      return Error();
+    };
     compared->diff_verdict = comparison->diff_verdict;
     if (!comparison->compare.empty()) {
       compared->compare = [comparison](const ReportTextWriter& write) -> Result<std::string> {

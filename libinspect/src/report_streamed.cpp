@@ -5,6 +5,8 @@
 #include <string>
 #include <utility>
 
+#include "etkit/inspect/diff.h"
+#include "etkit/inspect/report_stream.h"
 #include "etkit/inspect/stats_report.h"
 #include "etkit/inspect/values.h"
 #include "etkit/inspect/verdict.h"
@@ -76,12 +78,17 @@ Result<ReportComparisonPart> streamed_report_comparison(
   ReportComparisonPart part;
   const Trace skeleton_a = a.skeleton();
   const Trace skeleton_b = b.skeleton();
-  ETKIT_ASSIGN_OR_RETURN(DiffResult diff, diff_dumps(a, b, selection, selection, diff_options));
-  part.diff.push_back(diff_table(diff, TimeUnit::Ms,
-                                 "diff of " + skeleton_a.path + " (a) and " + skeleton_b.path +
-                                     " (b)"));
-  part.diff.push_back(diff_summary_table(diff));
-  part.diff_verdict = verdict_name(diff.verdict());
+  ETKIT_ASSIGN_OR_RETURN(DiffResult result, diff_dumps(a, b, selection, selection, diff_options));
+  part.diff_verdict = verdict_name(result.verdict());
+  // The rows are written from the result when the page gets to them, not held as a table.
+  auto diff = std::make_shared<const DiffResult>(std::move(result));
+  part.diff = [diff, title = "diff of " + skeleton_a.path + " (a) and " + skeleton_b.path +
+                             " (b)"](const ReportTextWriter& write) {
+    ReportStream report(Format::Json, report_json_options(), write);
+    ETKIT_TRY(write_diff_tables(*diff, TimeUnit::Ms, title, report));
+    report.finish();
+    return Error();
+  };
   if (!a.has_values() || !b.has_values()) return part;
   // The sources, shared by the writer (which may be copied).
   auto sources = std::make_shared<std::pair<StreamedValueSource, StreamedValueSource>>();

@@ -38,10 +38,12 @@ int print_diff(const inspect::DiffResult& result, const inspect::Trace& a, const
                const DiffOptions& options, const inspect::DiffOptions& diff_options) {
   std::vector<std::string> warnings = dump_warnings(a);
   for (std::string& w : dump_warnings(b)) warnings.push_back(std::move(w));
-  print_tables({inspect::diff_table(result, time_unit(options),
-                                    "diff of " + a.path + " (a) and " + b.path + " (b)"),
-                inspect::diff_summary_table(result)},
-               options, warnings);
+  // Written row by row from the result: as a table, a diff of 10,000 instructions held 20 MB.
+  inspect::ReportStream out = stdout_report(options, std::move(warnings));
+  const Error e = inspect::write_diff_tables(
+      result, time_unit(options), "diff of " + a.path + " (a) and " + b.path + " (b)", out);
+  if (!e.ok()) return report(kEtdumpInspect, e);
+  out.finish();
   const std::string why = inspect::diff_incomplete_text(result, a, b, diff_options);
   if (!why.empty()) print_error(kEtdumpInspect, "diff: incomplete: " + why);
   return verdict_exit_code(result.verdict());

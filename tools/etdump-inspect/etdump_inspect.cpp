@@ -270,6 +270,17 @@ void print_tables(const std::vector<inspect::Table>& tables, const DumpOptions& 
   print_tables(tables, *inspect::parse_format(options.format), options.time_unit.empty(), warnings);
 }
 
+inspect::ReportStream stdout_report(const DumpOptions& options, std::vector<std::string> warnings) {
+  for (const std::string& w : warnings) print_warning(kEtdumpInspect, w);
+  inspect::RenderOptions render_options;
+  render_options.auto_time_units = options.time_unit.empty();
+  render_options.warnings = std::move(warnings);
+  return inspect::ReportStream(*inspect::parse_format(options.format), std::move(render_options),
+                               [](std::string_view text) {
+                                 std::fwrite(text.data(), 1, text.size(), stdout);
+                               });
+}
+
 inspect::TimeUnit time_unit(const DumpOptions& options) {
   if (options.time_unit.empty()) return inspect::TimeUnit::Ms;
   return *inspect::parse_time_unit(options.time_unit);

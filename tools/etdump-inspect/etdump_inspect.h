@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "etkit/inspect/debug_map.h"
+#include "etkit/inspect/report_stream.h"
 #include "etkit/inspect/table.h"
 #include "etkit/inspect/trace.h"
 #include "etkit/inspect/trace_reader.h"
@@ -136,6 +137,10 @@ void print_tables(const std::vector<inspect::Table>& tables, inspect::Format for
 /// Prints `tables` per the output flags of `options` (--format, --time-unit), and `warnings`.
 void print_tables(const std::vector<inspect::Table>& tables, const DumpOptions& options,
                   const std::vector<std::string>& warnings = {});
+/// A report written to stdout table by table (`inspect::ReportStream`) per the output flags of
+/// `options`, as `print_tables` writes tables: `warnings` are printed on stderr now, and a JSON
+/// document carries them. For tables that are not held whole.
+inspect::ReportStream stdout_report(const DumpOptions& options, std::vector<std::string> warnings);
 /// The unit of times in tables: --time-unit, or ms when none is given (then text tables pick
 /// a unit per column when printed).
 inspect::TimeUnit time_unit(const DumpOptions& options);

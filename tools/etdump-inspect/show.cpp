@@ -1,6 +1,5 @@
 // `etdump-inspect show DUMP...`: every selected event, per dump.
 
-#include <cstdio>
 #include <memory>
 #include <optional>
 #include <string>
@@ -51,13 +50,7 @@ int show_streamed(const DumpOptions& options, const inspect::MetadataLayout* lay
     }
     for (std::string& w : dump_warnings(skeleton)) warnings.push_back(std::move(w));
   }
-  for (const std::string& w : warnings) print_warning(kEtdumpInspect, w);
-  inspect::RenderOptions render_options;
-  render_options.auto_time_units = options.time_unit.empty();
-  render_options.warnings = std::move(warnings);
-  auto write = [](std::string_view text) { std::fwrite(text.data(), 1, text.size(), stdout); };
-  inspect::ReportStream out(*inspect::parse_format(options.format), std::move(render_options),
-                            write);
+  inspect::ReportStream out = stdout_report(options, std::move(warnings));
   for (inspect::TraceReader& reader : readers) {
     const Error e =
         inspect::write_event_table(reader, selection, time_unit(options), layout, out);

@@ -17,6 +17,7 @@
 #include "etkit/devtools/etdump_writer.h"
 #include "etkit/inspect/diff.h"
 #include "etkit/inspect/event_selection.h"
+#include "etkit/inspect/report_stream.h"
 #include "etkit/inspect/trace_reader.h"
 #include "streamed_dumps.h"
 
@@ -142,6 +143,14 @@ void check_same(const DiffResult& streamed, const DiffResult& joined) {
                                 diff_summary_table(streamed)};
   const std::vector<Table> j = {diff_table(joined, TimeUnit::Ns, "d"), diff_summary_table(joined)};
   CHECK(render(s, Format::Csv) == render(j, Format::Csv));
+  // Written as the report writes them, row by row from the result: the same text.
+  for (Format format : {Format::Table, Format::Json, Format::Csv, Format::Tsv}) {
+    std::string out;
+    ReportStream report(format, {}, [&](std::string_view piece) { out += piece; });
+    REQUIRE(write_diff_tables(streamed, TimeUnit::Ns, "d", report).ok());
+    report.finish();
+    CHECK(out == render(j, format));
+  }
 }
 
 // A dump's bytes, its name (a fixture's path, which is then mapped from its file) and its

@@ -9,6 +9,7 @@
 #include "etkit/devtools/clock.h"
 #include "etkit/devtools/etdump_writer.h"
 #include "etkit/inspect/etdump.h"
+#include "etkit/inspect/report_stream.h"
 #include "etkit/inspect/verdict.h"
 
 namespace etkit::inspect {
@@ -286,6 +287,14 @@ TEST_CASE("diff: with debug maps, a fused step meets the portable operations it 
   const Table t = diff_table(r, TimeUnit::Ns, "d");
   CHECK(t.columns[2].name == "debug_handles");
   CHECK(std::get<IntList>(t.rows[1][2]).items == std::vector<int64_t>{1, 2});
+  // Streamed, the handles' cells are borrowed row by row: the same text (JSON lists the items).
+  for (Format format : {Format::Table, Format::Json}) {
+    std::string out;
+    ReportStream report(format, {}, [&](std::string_view piece) { out += piece; });
+    REQUIRE(write_diff_tables(r, TimeUnit::Ns, "d", report).ok());
+    report.finish();
+    CHECK(out == render({t, diff_summary_table(r)}, format));
+  }
 }
 
 TEST_CASE("diff: durations") {

@@ -46,6 +46,8 @@
 
 namespace etkit::inspect {
 
+class ReportStream;  // report_stream.h
+
 /// The statistic of an event's samples that is compared.
 enum class DiffStatistic { Median, Mean, Min };
 /// Parses "median", "mean" or "min". Errors: `InvalidArgument`.
@@ -129,6 +131,20 @@ Result<DiffResult> diff_dumps(TraceReader& a, TraceReader& b, const EventSelecti
 /// op_b, count_a, count_b, p50_a, p50_b (mean_a, mean_b or min_a, min_b for those statistics),
 /// delta, delta_pct, status.
 Table diff_table(const DiffResult& result, TimeUnit unit, std::string title);
+
+/// `diff_table` without its rows: name, title, unit and columns.
+Table diff_table_head(const DiffResult& result, TimeUnit unit, std::string title);
+
+/// The rows of `diff_table`, each handed to `visit` with its cells borrowed from `result`: for
+/// writers that stream a table instead of holding it (`render_streamed_refs`, `ReportStream`).
+void diff_rows(const DiffResult& result, TimeUnit unit, const RowRefVisitor& visit);
+
+/// Writes `diff_table` and `diff_summary_table` into `report` as `render` would write those two
+/// tables, without holding the first: its rows come from `result` as they are written (a
+/// `Table` keeps about 1 KB a row, 20 MB for a diff of 10,000 instructions). Errors: those of
+/// `ReportStream::table`.
+Error write_diff_tables(const DiffResult& result, TimeUnit unit, std::string title,
+                        ReportStream& report);
 
 /// One row: judged, regressions, improvements, op_changed, only_a, only_b, few_samples, result
 /// (`verdict_name(result.verdict())`).

@@ -179,7 +179,9 @@ struct ReportDumpPart {
 
 /// The comparison of `write_report_data`.
 struct ReportComparisonPart {
-  std::vector<Table> diff;   ///< `diff_table` and `diff_summary_table`.
+  /// Writes the diff tables (`diff_table` and `diff_summary_table`, as `write_diff_tables`
+  /// writes them).
+  ReportTablesWriter diff;
   std::string diff_verdict;  ///< `verdict_name` of the diff.
   /// Writes the compare tables (`compare_values`'s table and its summary) and returns the
   /// verdict's name; empty when a dump logged no values (no comparison of values).
