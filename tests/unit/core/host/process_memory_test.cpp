@@ -2,9 +2,13 @@
 
 #include <doctest/doctest.h>
 
+#include <cinttypes>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <memory>
+#include <string>
 
 #if defined(__GLIBC__)
 #include <malloc.h>
@@ -27,9 +31,27 @@ TEST_CASE("process memory: the peak RSS covers memory the process touched, and n
   CHECK(peak_rss_bytes() >= after);  // a peak, not the current size
 }
 
-TEST_CASE("process memory: after keep_freed_memory, a large block freed stays for the next one") {
+// The flags of the mapping holding `address`, from /proc/self/smaps ("" if not found).
+std::string mapping_flags(const void* address) {
+  std::ifstream smaps("/proc/self/smaps");
+  const auto at = reinterpret_cast<uintptr_t>(address);
+  bool inside = false;
+  for (std::string line; std::getline(smaps, line);) {
+    uintptr_t from = 0, to = 0;
+    // A mapping's first line is "FROM-TO perms ..."; its fields ("Size:", ...) never read so.
+    if (std::sscanf(line.c_str(), "%" SCNxPTR "-%" SCNxPTR, &from, &to) == 2) {
+      inside = from <= at && at < to;
+    } else if (inside && line.rfind("VmFlags:", 0) == 0) {
+      return line;
+    }
+  }
+  return "";
+}
+
+TEST_CASE("process memory: the batch heap keeps freed blocks and backs new ones by huge pages") {
+  const BatchHeap heap = use_batch_heap();
 #if defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__)
-  REQUIRE(keep_freed_memory());
+  REQUIRE(heap.keeps_freed);
   // 64 MiB is past glibc's largest default threshold (32 MiB): without the policy it is mapped
   // on its own and unmapped when freed, so the heap (`arena`) would not hold it.
   constexpr size_t kBytes = size_t{64} << 20;
@@ -37,6 +59,11 @@ TEST_CASE("process memory: after keep_freed_memory, a large block freed stays fo
   REQUIRE(block != nullptr);
   std::memset(block, 1, kBytes);
   CHECK(block[kBytes - 1] == 1);
+  // Carved from the marked span: its mapping asks for huge pages ("hg") when the kernel took
+  // the advice (it does wherever it was built with transparent huge pages).
+  const bool kernel_has_thp = std::ifstream("/sys/kernel/mm/transparent_hugepage/enabled").good();
+  CHECK(heap.huge_pages == kernel_has_thp);
+  if (heap.huge_pages) CHECK(mapping_flags(block + kBytes / 2).find(" hg") != std::string::npos);
   std::free(block);
   const struct mallinfo2 freed = ::mallinfo2();
   CHECK(freed.hblkhd < kBytes);   // not a mapping of its own
@@ -49,8 +76,9 @@ TEST_CASE("process memory: after keep_freed_memory, a large block freed stays fo
   CHECK(::mallinfo2().arena == freed.arena);  // served from it: the heap did not grow
   std::free(again);
 #else
-  // Not glibc, or a sanitizer's allocator (its mallopt changes nothing): the policy is refused.
-  CHECK_FALSE(keep_freed_memory());
+  // Not glibc, or a sanitizer's allocator (its mallopt changes nothing): nothing is arranged.
+  CHECK_FALSE(heap.keeps_freed);
+  CHECK_FALSE(heap.huge_pages);
 #endif
 }
 
