@@ -14,6 +14,16 @@
 #include <malloc.h>
 #endif
 
+// A sanitizer's allocator replaces glibc's: GCC says so with __SANITIZE_ADDRESS__, Clang with
+// __has_feature.
+#if defined(__SANITIZE_ADDRESS__)
+#define ETKIT_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define ETKIT_ASAN 1
+#endif
+#endif
+
 namespace etkit {
 namespace {
 
@@ -50,7 +60,7 @@ std::string mapping_flags(const void* address) {
 
 TEST_CASE("process memory: the batch heap keeps freed blocks and backs new ones by huge pages") {
   const BatchHeap heap = use_batch_heap();
-#if defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__)
+#if defined(__GLIBC__) && !defined(ETKIT_ASAN)
   REQUIRE(heap.keeps_freed);
   // 64 MiB is past glibc's largest default threshold (32 MiB): without the policy it is mapped
   // on its own and unmapped when freed, so the heap (`arena`) would not hold it.
