@@ -4,12 +4,16 @@
 
 #include <unistd.h>
 
+#include <cinttypes>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace etkit::testing {
@@ -38,6 +42,24 @@ struct TempDir {
   TempDir(const TempDir&) = delete;
   TempDir& operator=(const TempDir&) = delete;
 };
+
+/// The line of /proc/self/smaps that starts with `field` ("Rss:", "VmFlags:") in the entry of
+/// the mapping holding `address`, or "" (not Linux, or no such mapping or field).
+inline std::string mapping_field(const void* address, std::string_view field) {
+  std::ifstream smaps("/proc/self/smaps");
+  const auto at = reinterpret_cast<uintptr_t>(address);
+  bool inside = false;
+  for (std::string line; std::getline(smaps, line);) {
+    uintptr_t from = 0, to = 0;
+    // A mapping's first line is "FROM-TO perms ..."; its fields ("Size:", ...) never read so.
+    if (std::sscanf(line.c_str(), "%" SCNxPTR "-%" SCNxPTR, &from, &to) == 2) {
+      inside = from <= at && at < to;
+    } else if (inside && line.rfind(field, 0) == 0) {
+      return line;
+    }
+  }
+  return "";
+}
 
 /// Bytes of a file in 16-byte-aligned memory (as programs need); empty if unreadable.
 class AlignedBytes {

@@ -2,8 +2,6 @@
 
 #include <doctest/doctest.h>
 
-#include <cinttypes>
-#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -13,6 +11,8 @@
 #if defined(__GLIBC__)
 #include <malloc.h>
 #endif
+
+#include "test_support.h"
 
 // A sanitizer's allocator replaces glibc's: GCC says so with __SANITIZE_ADDRESS__, Clang with
 // __has_feature.
@@ -41,23 +41,6 @@ TEST_CASE("process memory: the peak RSS covers memory the process touched, and n
   CHECK(peak_rss_bytes() >= after);  // a peak, not the current size
 }
 
-// The flags of the mapping holding `address`, from /proc/self/smaps ("" if not found).
-std::string mapping_flags(const void* address) {
-  std::ifstream smaps("/proc/self/smaps");
-  const auto at = reinterpret_cast<uintptr_t>(address);
-  bool inside = false;
-  for (std::string line; std::getline(smaps, line);) {
-    uintptr_t from = 0, to = 0;
-    // A mapping's first line is "FROM-TO perms ..."; its fields ("Size:", ...) never read so.
-    if (std::sscanf(line.c_str(), "%" SCNxPTR "-%" SCNxPTR, &from, &to) == 2) {
-      inside = from <= at && at < to;
-    } else if (inside && line.rfind("VmFlags:", 0) == 0) {
-      return line;
-    }
-  }
-  return "";
-}
-
 TEST_CASE("process memory: the batch heap keeps freed blocks and backs new ones by huge pages") {
   const BatchHeap heap = use_batch_heap();
 #if defined(__GLIBC__) && !defined(ETKIT_ASAN)
@@ -73,7 +56,7 @@ TEST_CASE("process memory: the batch heap keeps freed blocks and backs new ones 
   // the advice (it does wherever it was built with transparent huge pages).
   const bool kernel_has_thp = std::ifstream("/sys/kernel/mm/transparent_hugepage/enabled").good();
   CHECK(heap.huge_pages == kernel_has_thp);
-  if (heap.huge_pages) CHECK(mapping_flags(block + kBytes / 2).find(" hg") != std::string::npos);
+  if (heap.huge_pages) CHECK(testing::mapping_field(block + kBytes / 2, "VmFlags:").find(" hg") != std::string::npos);
   std::free(block);
   const struct mallinfo2 freed = ::mallinfo2();
   CHECK(freed.hblkhd < kBytes);   // not a mapping of its own
