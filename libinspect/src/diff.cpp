@@ -486,7 +486,8 @@ Table diff_table(const DiffResult& result, TimeUnit unit, std::string title) {
 Error write_diff_tables(const DiffResult& result, TimeUnit unit, std::string title,
                         ReportStream& report) {
   const Table head = diff_table_head(result, unit, std::move(title));
-  ETKIT_TRY(report.table(head, [&](const RowRefVisitor& visit) { diff_rows(result, unit, visit); }));
+  ETKIT_TRY(report.table(head,
+                         [&](const RowRefVisitor& visit) { diff_rows(result, unit, visit); }));
   const Table summary = diff_summary_table(result);
   return report.table(summary, [&](const RowRefVisitor& visit) {
     for (const std::vector<Cell>& cells : summary.rows) {

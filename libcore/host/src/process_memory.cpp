@@ -1,12 +1,11 @@
 #include "etkit/host/process_memory.h"
 
+#include <sys/mman.h>
 #include <sys/resource.h>
 
 #if defined(__GLIBC__)
 #include <malloc.h>
 #endif
-
-#include <sys/mman.h>
 
 #include <climits>
 #include <cstdint>

@@ -56,7 +56,10 @@ TEST_CASE("process memory: the batch heap keeps freed blocks and backs new ones 
   // the advice (it does wherever it was built with transparent huge pages).
   const bool kernel_has_thp = std::ifstream("/sys/kernel/mm/transparent_hugepage/enabled").good();
   CHECK(heap.huge_pages == kernel_has_thp);
-  if (heap.huge_pages) CHECK(testing::mapping_field(block + kBytes / 2, "VmFlags:").find(" hg") != std::string::npos);
+  if (heap.huge_pages) {
+    const std::string flags = testing::mapping_field(block + kBytes / 2, "VmFlags:");
+    CHECK(flags.find(" hg") != std::string::npos);
+  }
   std::free(block);
   const struct mallinfo2 freed = ::mallinfo2();
   CHECK(freed.hblkhd < kBytes);   // not a mapping of its own

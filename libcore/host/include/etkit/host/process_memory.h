@@ -35,9 +35,10 @@ inline constexpr size_t kHugeHeapBytes = size_t{256} << 20;
 ///   instead of per 4 KiB (7,000 faults; the rest are the mapped dumps').
 ///
 /// The peak grows by what stays free between passes and by the untouched parts of the huge
-/// pages touched: `report A A` of the values dump went from 100 to 111 MB (and to 92 MB once its
-/// values pass gave the dump's pages back block by block). Call it first thing in `main`. Where the allocator has no such
-/// control (not glibc, or a sanitizer's allocator) nothing changes and both fields are false.
+/// pages touched: `report A A` of the values dump went from 100 to 111 MB (and to 92 MB once
+/// its values pass gave the dump's pages back block by block). Call it first thing in `main`.
+/// Where the allocator has no such control (not glibc, or a sanitizer's allocator) nothing
+/// changes and both fields are false.
 BatchHeap use_batch_heap();
 
 }  // namespace etkit
