@@ -679,15 +679,7 @@ Result<CompareCounts> write_compare(const StreamedValueSource& a, const Streamed
   }
   ETKIT_TRY(report.table(head, [&](const RowRefVisitor& visit) { compare.rows(visit); },
                          row_memory_for(input, std::max(expected[0], expected[1]))));
-  const Table summary = compare_summary_table(compare.counts(), allow_unmatched);
-  ETKIT_TRY(report.table(summary, [&](const RowRefVisitor& visit) {
-    std::vector<CellRef> refs;
-    for (const std::vector<Cell>& row : summary.rows) {
-      refs.clear();
-      for (const Cell& cell : row) refs.push_back(CellRef::of(cell));
-      visit(refs);
-    }
-  }));
+  ETKIT_TRY(report.table(compare_summary_table(compare.counts(), allow_unmatched)));
   report.finish();
   return compare.counts();
 }

@@ -488,14 +488,7 @@ Error write_diff_tables(const DiffResult& result, TimeUnit unit, std::string tit
   const Table head = diff_table_head(result, unit, std::move(title));
   ETKIT_TRY(report.table(head,
                          [&](const RowRefVisitor& visit) { diff_rows(result, unit, visit); }));
-  const Table summary = diff_summary_table(result);
-  return report.table(summary, [&](const RowRefVisitor& visit) {
-    for (const std::vector<Cell>& cells : summary.rows) {
-      std::vector<CellRef> refs;
-      for (const Cell& c : cells) refs.push_back(CellRef::of(c));
-      visit(refs);
-    }
-  });
+  return report.table(diff_summary_table(result));
 }
 
 Table diff_summary_table(const DiffResult& result) {

@@ -27,6 +27,10 @@ Error ReportStream::table(const Table& head,
   return Error();
 }
 
+Error ReportStream::table(const Table& t) {
+  return table(t, [&t](const RowRefVisitor& visit) { visit_rows(t, visit); });
+}
+
 void ReportStream::finish() {
   if (format_ != Format::Json) return;
   detail::TextSink out(write_);

@@ -330,6 +330,15 @@ constexpr size_t kChunk = 1 << 16;
 
 }  // namespace
 
+void visit_rows(const Table& t, const RowRefVisitor& visit) {
+  std::vector<CellRef> refs;
+  for (const std::vector<Cell>& row : t.rows) {
+    refs.resize(row.size());
+    for (size_t c = 0; c < row.size(); ++c) refs[c] = CellRef::of(row[c]);
+    visit(refs);
+  }
+}
+
 Error render_streamed(const Table& head, const std::function<void(const RowVisitor&)>& rows,
                       Format format, const RenderOptions& options,
                       const std::function<void(std::string_view)>& write) {
@@ -740,15 +749,8 @@ void render(const std::vector<Table>& tables, Format format, const RenderOptions
             const std::function<void(std::string_view)>& write) {
   // Every format goes through the streamed writers, row by row from the tables: one printer
   // per format, and no copy of a table, of its cells' texts or of a JSON document.
-  std::vector<CellRef> refs;
-  auto rows_of = [&](const Table& t) {
-    return [&refs, &t](const RowRefVisitor& visit) {
-      for (const std::vector<Cell>& row : t.rows) {
-        refs.resize(row.size());
-        for (size_t c = 0; c < row.size(); ++c) refs[c] = CellRef::of(row[c]);
-        visit(refs);
-      }
-    };
+  auto rows_of = [](const Table& t) {
+    return [&t](const RowRefVisitor& visit) { visit_rows(t, visit); };
   };
   if (format == Format::Json) {
     detail::TextSink out(write);

@@ -27,6 +27,8 @@ class ReportStream {
   /// `render_streamed_refs`.
   Error table(const Table& head, const std::function<void(const RowRefVisitor&)>& rows,
               RowMemory memory = {});
+  /// Writes a held table, `t` with its own rows (`visit_rows`).
+  Error table(const Table& t);
 
   /// Ends the report after its last table (JSON: closes the document, with the warnings of the
   /// options); call it once. The text written is then `render` of the tables given.

@@ -126,6 +126,10 @@ struct CellRef {
 /// Called once per row of `render_streamed_refs`; the row is only borrowed.
 using RowRefVisitor = std::function<void(std::span<const CellRef>)>;
 
+/// Hands each row of `t` to `visit` with its cells borrowed (`CellRef::of`): a held table given
+/// to a streamed writer.
+void visit_rows(const Table& t, const RowRefVisitor& visit);
+
 /// What aligned text may keep of a streamed table's rows between its two passes, so that the
 /// rows are made once (`render_streamed_refs`): up to `bytes` bytes of rows, kept compactly
 /// (about 50 bytes for a row of `values`). None by default: `rows` is then called twice.
